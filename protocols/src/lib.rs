@@ -1,0 +1,14 @@
+//! locksim's protocol models. Each model is a set of pure state machines on the engine's
+//! [`locksim_sim::Node`] API, with knobs for its known-wrong variants, so a bug and its fix
+//! run side by side.
+
+pub mod knobs;
+pub mod lock_client;
+pub mod lock_world;
+pub mod redis;
+pub mod registry;
+pub mod resource;
+pub mod scenario;
+
+pub use registry::{Outcome, PROTOCOLS, run};
+pub use scenario::{Expected, ProtocolConfig, Role, Scenario};

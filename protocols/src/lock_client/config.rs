@@ -1,0 +1,183 @@
+//! The lock client's knobs (DESIGN section 4b), shared by every lock protocol, including the
+//! known-wrong variants that the catalogue runs beside their fixes.
+
+use serde::Serialize;
+
+use crate::knobs::{KnobError, Knobs};
+
+/// How the lock is released.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Release {
+    /// The seed's Lua script: delete only if the key still holds our lease.
+    CompareAndDelete,
+    /// Wrong: `DEL` deletes whoever's key is there.
+    PlainDel,
+}
+
+/// How the lock is taken.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Acquire {
+    /// `SET key lease NX PX ttl`: atomic, never without a TTL.
+    SetNxPx,
+    /// Wrong: `SETNX` then `EXPIRE` as two commands; a crash between them leaks the key.
+    SetNxThenExpire,
+}
+
+/// How a renewal is made.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Renew {
+    /// Check the local deadline, then compare-and-`PEXPIRE`.
+    Checked,
+    /// Wrong: `PEXPIRE` whatever key is there, without checking the deadline.
+    Blind,
+}
+
+/// When the client checks its lease deadline.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeadlineCheck {
+    BeforeWrite,
+    /// Only once, right after acquiring.
+    Once,
+    Never,
+}
+
+/// Where fencing tokens come from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FencingTokens {
+    None,
+    /// `INCR` on the lock's own Redis, in the acquire script.
+    Incr,
+}
+
+/// The lock client's configuration.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ClientConfig {
+    pub ttl_ns: u64,
+    pub work_ns: u64,
+    pub think_ns: u64,
+    pub retry_ns: u64,
+    pub request_timeout_ns: u64,
+    pub renew_every_ns: u64,
+    pub start_stagger_ns: u64,
+    pub release: Release,
+    pub acquire: Acquire,
+    pub renew: Renew,
+    pub deadline_check: DeadlineCheck,
+    pub fencing_tokens: FencingTokens,
+}
+
+/// An hour: the cap on every client duration ("put a limit on everything").
+const HOUR_MS: u64 = 3_600_000;
+
+impl ClientConfig {
+    /// Reads the client knobs of `[protocol]`.
+    pub fn parse(k: &mut Knobs) -> Result<Self, KnobError> {
+        let ttl_ns = k.millis(
+            "ttl_ms",
+            10_000,
+            1,
+            HOUR_MS,
+            "lock TTL: the key's expiry and the client's lease",
+        )?;
+        let cfg = ClientConfig {
+            ttl_ns,
+            work_ns: k.millis(
+                "work_ms",
+                1_000,
+                0,
+                HOUR_MS,
+                "time between reading the counter and writing it",
+            )?,
+            think_ns: k.millis(
+                "think_ms",
+                200,
+                0,
+                HOUR_MS,
+                "pause after releasing, before the next round",
+            )?,
+            retry_ns: k.millis(
+                "retry_ms",
+                100,
+                1,
+                HOUR_MS,
+                "base retry delay; doubles per failed attempt up to 4x, plus up to half of it as jitter",
+            )?,
+            request_timeout_ns: k.millis(
+                "request_timeout_ms",
+                1_000,
+                1,
+                HOUR_MS,
+                "how long a client waits for any reply before giving the request up",
+            )?,
+            renew_every_ns: k.millis(
+                "renew_every_ms",
+                0,
+                0,
+                HOUR_MS,
+                "watchdog renewal period while holding (0 = off)",
+            )?,
+            start_stagger_ns: k.millis(
+                "start_stagger_ms",
+                10,
+                0,
+                HOUR_MS,
+                "client-i starts its first round at i x this, so stories start in a known order",
+            )?,
+            release: k.choice(
+                "release",
+                &[
+                    ("compare-and-delete", Release::CompareAndDelete),
+                    ("plain-del", Release::PlainDel),
+                ],
+                Release::CompareAndDelete,
+                "release by the seed's compare-and-delete script, or (wrong) by plain DEL",
+            )?,
+            acquire: k.choice(
+                "acquire",
+                &[
+                    ("set-nx-px", Acquire::SetNxPx),
+                    ("setnx-then-expire", Acquire::SetNxThenExpire),
+                ],
+                Acquire::SetNxPx,
+                "atomic SET NX PX, or (wrong) SETNX then EXPIRE as two commands",
+            )?,
+            renew: k.choice(
+                "renew",
+                &[("checked", Renew::Checked), ("blind", Renew::Blind)],
+                Renew::Checked,
+                "renewal checks the deadline and compares the lease, or (wrong) PEXPIREs blindly",
+            )?,
+            deadline_check: k.choice(
+                "deadline_check",
+                &[
+                    ("before_write", DeadlineCheck::BeforeWrite),
+                    ("once", DeadlineCheck::Once),
+                    ("never", DeadlineCheck::Never),
+                ],
+                DeadlineCheck::BeforeWrite,
+                "when the client checks its lease deadline on its monotonic clock",
+            )?,
+            fencing_tokens: k.choice(
+                "fencing_tokens",
+                &[("none", FencingTokens::None), ("incr", FencingTokens::Incr)],
+                FencingTokens::None,
+                "fencing tokens from INCR on the lock's Redis, taken atomically with the lock",
+            )?,
+        };
+        if cfg.renew_every_ns >= ttl_ns {
+            return Err(k.error(
+                "renew_every_ms",
+                format!(
+                    "must be below ttl_ms ({} ms), or the lease lapses between renewals",
+                    ttl_ns / 1_000_000
+                ),
+            ));
+        }
+        Ok(cfg)
+    }
+}

@@ -1,0 +1,84 @@
+//! The lock world: the messages every lock protocol's nodes exchange and the node type that
+//! puts clients, lock servers and the resource into one simulation.
+
+use std::fmt;
+
+use locksim_sim::{Ctx, LockObs, Node, NodeId, TimerTag};
+
+use crate::lock_client::LockClient;
+use crate::redis::cmd::{Cmd, Reply};
+use crate::redis::server::RedisServer;
+use crate::resource::{Resource, ResourceOp, ResourceReply};
+
+/// A request carries the sender's request id; the reply echoes it, so late replies to
+/// abandoned requests are recognised and ignored.
+#[derive(Clone, Debug)]
+pub enum Msg {
+    Redis { req: u64, cmd: Cmd },
+    RedisReply { req: u64, reply: Reply },
+    Resource { req: u64, op: ResourceOp },
+    ResourceReply { req: u64, reply: ResourceReply },
+}
+
+impl fmt::Display for Msg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Msg::Redis { cmd, .. } => write!(f, "{cmd}"),
+            Msg::RedisReply { reply, .. } => write!(f, "{reply}"),
+            Msg::Resource { op, .. } => write!(f, "{op}"),
+            Msg::ResourceReply { reply, .. } => write!(f, "{reply}"),
+        }
+    }
+}
+
+/// Every role of a lock world.
+pub enum LockNode {
+    Client(LockClient),
+    Redis(RedisServer),
+    Resource(Resource),
+}
+
+type LockCtx<'a> = Ctx<'a, Msg, LockObs>;
+
+impl Node for LockNode {
+    type Msg = Msg;
+    type Obs = LockObs;
+
+    fn on_start(&mut self, ctx: &mut LockCtx<'_>) {
+        match self {
+            LockNode::Client(n) => n.on_start(ctx),
+            LockNode::Redis(n) => n.on_start(ctx),
+            LockNode::Resource(_) => {}
+        }
+    }
+
+    fn on_msg(&mut self, ctx: &mut LockCtx<'_>, from: NodeId, msg: Msg) {
+        match self {
+            LockNode::Client(n) => n.on_msg(ctx, msg),
+            LockNode::Redis(n) => n.on_msg(ctx, from, msg),
+            LockNode::Resource(n) => n.on_msg(ctx, from, msg),
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut LockCtx<'_>, tag: TimerTag) {
+        match self {
+            LockNode::Client(n) => n.on_timer(ctx, tag),
+            LockNode::Redis(n) => n.on_timer(ctx, tag),
+            LockNode::Resource(_) => {}
+        }
+    }
+
+    fn on_crash(&mut self, ctx: &mut LockCtx<'_>) {
+        match self {
+            LockNode::Client(n) => n.on_crash(),
+            LockNode::Redis(n) => n.on_crash(ctx),
+            LockNode::Resource(n) => n.on_crash(ctx),
+        }
+    }
+
+    fn on_clock_jump(&mut self, ctx: &mut LockCtx<'_>) {
+        if let LockNode::Redis(n) = self {
+            n.on_clock_jump(ctx);
+        }
+    }
+}

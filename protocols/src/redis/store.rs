@@ -1,0 +1,286 @@
+//! Redis command semantics over an in-memory keyspace: pure, no node, no time source of its
+//! own — the caller passes the server's clock reading. Keys expire lazily on access (every
+//! command treats an expired key as absent); the server adds active expiry on top.
+
+use std::collections::BTreeMap;
+
+use super::cmd::{Cmd, Key, Reply, Value};
+
+/// A key's value and its expiry instant on the server's clock (ns).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub value: Value,
+    pub expires_at_ns: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Store {
+    entries: BTreeMap<Key, Entry>,
+}
+
+const MS: i64 = 1_000_000;
+
+impl Store {
+    pub fn get(&self, key: Key) -> Option<&Entry> {
+        self.entries.get(&key)
+    }
+
+    /// Removes every key whose expiry has passed at `now_ns`, reporting each.
+    pub fn purge_expired(&mut self, now_ns: i64, mut expired: impl FnMut(Key, Entry)) {
+        while let Some((&key, &entry)) = self
+            .entries
+            .iter()
+            .find(|(_, e)| e.expires_at_ns.is_some_and(|at| at <= now_ns))
+        {
+            self.entries.remove(&key);
+            expired(key, entry);
+        }
+    }
+
+    /// The earliest expiry of any key.
+    pub fn earliest_expiry(&self) -> Option<i64> {
+        self.entries.values().filter_map(|e| e.expires_at_ns).min()
+    }
+
+    /// The live entry at `key`: an expired one counts as absent (and is dropped).
+    fn live(&mut self, key: Key, now_ns: i64) -> Option<Entry> {
+        match self.entries.get(&key) {
+            Some(e) if e.expires_at_ns.is_some_and(|at| at <= now_ns) => {
+                self.entries.remove(&key);
+                None
+            }
+            other => other.copied(),
+        }
+    }
+
+    fn set(&mut self, key: Key, value: Value, expires_at_ns: Option<i64>) {
+        self.entries.insert(key, Entry { value, expires_at_ns });
+    }
+
+    /// Runs one command at server time `now_ns`.
+    pub fn exec(&mut self, cmd: Cmd, now_ns: i64) -> Reply {
+        match cmd {
+            Cmd::SetNxPx { key, value, px_ms } => {
+                if self.live(key, now_ns).is_some() {
+                    return Reply::Nil;
+                }
+                self.set(key, value, Some(now_ns + px_ms as i64 * MS));
+                Reply::Ok
+            }
+            Cmd::SetNx { key, value } => {
+                if self.live(key, now_ns).is_some() {
+                    return Reply::Int(0);
+                }
+                self.set(key, value, None);
+                Reply::Int(1)
+            }
+            Cmd::PExpire { key, ms } => match self.live(key, now_ns) {
+                None => Reply::Int(0),
+                Some(e) => {
+                    self.set(key, e.value, Some(now_ns + ms as i64 * MS));
+                    Reply::Int(1)
+                }
+            },
+            Cmd::Get { key } => self.live(key, now_ns).map_or(Reply::Nil, |e| Reply::Bulk(e.value)),
+            Cmd::Del { key } => {
+                let existed = self.live(key, now_ns).is_some();
+                self.entries.remove(&key);
+                Reply::Int(i64::from(existed))
+            }
+            Cmd::Incr { key } => self.incr(key, now_ns),
+            Cmd::Pttl { key } => match self.live(key, now_ns) {
+                None => Reply::Int(-2),
+                Some(Entry {
+                    expires_at_ns: None, ..
+                }) => Reply::Int(-1),
+                Some(Entry {
+                    expires_at_ns: Some(at),
+                    ..
+                }) => Reply::Int((at - now_ns + MS / 2) / MS),
+            },
+            Cmd::DelIfEq { key, value } => match self.live(key, now_ns) {
+                Some(e) if e.value == value => {
+                    self.entries.remove(&key);
+                    Reply::Int(1)
+                }
+                _ => Reply::Int(0),
+            },
+            Cmd::PExpireIfEq { key, value, ms } => match self.live(key, now_ns) {
+                Some(e) if e.value == value => self.exec(Cmd::PExpire { key, ms }, now_ns),
+                _ => Reply::Int(0),
+            },
+            Cmd::AcquireWithToken {
+                key,
+                value,
+                px_ms,
+                fence,
+            } => {
+                if self.live(key, now_ns).is_some() {
+                    return Reply::Nil;
+                }
+                self.set(key, value, px_ms.map(|ms| now_ns + ms as i64 * MS));
+                self.incr(fence, now_ns)
+            }
+        }
+    }
+
+    fn incr(&mut self, key: Key, now_ns: i64) -> Reply {
+        match self.live(key, now_ns) {
+            None => {
+                self.set(key, Value::Int(1), None);
+                Reply::Int(1)
+            }
+            Some(Entry {
+                value: Value::Int(n),
+                expires_at_ns,
+            }) => match n.checked_add(1) {
+                Some(next) => {
+                    self.set(key, Value::Int(next), expires_at_ns);
+                    Reply::Int(next)
+                }
+                None => Reply::Error("ERR increment or decrement would overflow"),
+            },
+            Some(_) => Reply::Error("ERR value is not an integer or out of range"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: i64 = 1_000_000_000;
+    const A: Value = Value::Lease(0xaaaa << 48);
+    const B: Value = Value::Lease(0xbbbb << 48);
+
+    #[test]
+    fn set_nx_px_grants_once_until_expiry() {
+        let mut s = Store::default();
+        let set = |value| Cmd::SetNxPx {
+            key: Key::Lock,
+            value,
+            px_ms: 10_000,
+        };
+        assert_eq!(s.exec(set(A), 0), Reply::Ok);
+        assert_eq!(s.exec(set(B), 9 * S), Reply::Nil);
+        assert_eq!(s.exec(Cmd::Pttl { key: Key::Lock }, 9 * S), Reply::Int(1000));
+        assert_eq!(s.exec(set(B), 10 * S), Reply::Ok, "expired exactly at the deadline");
+        assert_eq!(s.exec(Cmd::Get { key: Key::Lock }, 10 * S), Reply::Bulk(B));
+    }
+
+    #[test]
+    fn compare_and_delete_spares_the_next_holder_plain_del_does_not() {
+        let mut s = Store::default();
+        s.exec(
+            Cmd::SetNxPx {
+                key: Key::Lock,
+                value: B,
+                px_ms: 10_000,
+            },
+            0,
+        );
+        assert_eq!(
+            s.exec(
+                Cmd::DelIfEq {
+                    key: Key::Lock,
+                    value: A
+                },
+                S
+            ),
+            Reply::Int(0)
+        );
+        assert_eq!(s.exec(Cmd::Get { key: Key::Lock }, S), Reply::Bulk(B));
+        assert_eq!(s.exec(Cmd::Del { key: Key::Lock }, S), Reply::Int(1));
+        assert_eq!(s.exec(Cmd::Get { key: Key::Lock }, S), Reply::Nil);
+    }
+
+    #[test]
+    fn setnx_leaves_no_ttl_and_pttl_says_so() {
+        let mut s = Store::default();
+        assert_eq!(
+            s.exec(
+                Cmd::SetNx {
+                    key: Key::Lock,
+                    value: A
+                },
+                0
+            ),
+            Reply::Int(1)
+        );
+        assert_eq!(s.exec(Cmd::Pttl { key: Key::Lock }, 1000 * S), Reply::Int(-1));
+        assert_eq!(s.exec(Cmd::Pttl { key: Key::Fence }, 0), Reply::Int(-2));
+    }
+
+    #[test]
+    fn checked_renew_only_extends_own_key() {
+        let mut s = Store::default();
+        s.exec(
+            Cmd::SetNxPx {
+                key: Key::Lock,
+                value: B,
+                px_ms: 10_000,
+            },
+            0,
+        );
+        let renew = |value| Cmd::PExpireIfEq {
+            key: Key::Lock,
+            value,
+            ms: 10_000,
+        };
+        assert_eq!(s.exec(renew(A), S), Reply::Int(0));
+        assert_eq!(s.exec(renew(B), S), Reply::Int(1));
+        assert_eq!(s.get(Key::Lock).unwrap().expires_at_ns, Some(11 * S));
+        assert_eq!(
+            s.exec(
+                Cmd::PExpire {
+                    key: Key::Lock,
+                    ms: 10_000
+                },
+                2 * S
+            ),
+            Reply::Int(1),
+            "blind"
+        );
+    }
+
+    #[test]
+    fn incr_counts_keeps_ttl_and_refuses_strings() {
+        let mut s = Store::default();
+        assert_eq!(s.exec(Cmd::Incr { key: Key::Fence }, 0), Reply::Int(1));
+        assert_eq!(s.exec(Cmd::Incr { key: Key::Fence }, 0), Reply::Int(2));
+        s.exec(
+            Cmd::SetNx {
+                key: Key::Lock,
+                value: A,
+            },
+            0,
+        );
+        assert!(matches!(s.exec(Cmd::Incr { key: Key::Lock }, 0), Reply::Error(_)));
+        let acquire = Cmd::AcquireWithToken {
+            key: Key::Lock,
+            value: B,
+            px_ms: Some(10),
+            fence: Key::Fence,
+        };
+        assert_eq!(s.exec(acquire, 0), Reply::Nil);
+        s.exec(Cmd::Del { key: Key::Lock }, 0);
+        assert_eq!(s.exec(acquire, 0), Reply::Int(3));
+    }
+
+    #[test]
+    fn purge_reports_expired_keys() {
+        let mut s = Store::default();
+        s.exec(
+            Cmd::SetNxPx {
+                key: Key::Lock,
+                value: A,
+                px_ms: 10,
+            },
+            0,
+        );
+        let mut gone = Vec::new();
+        s.purge_expired(10 * 1_000_000, |k, _| gone.push(k));
+        assert_eq!(gone, [Key::Lock]);
+        assert_eq!(s.earliest_expiry(), None);
+    }
+}

@@ -1,0 +1,60 @@
+//! The protocol registry: every model's kind, its summary, its knob parser, and how to run a
+//! scenario of it. The CLI, `locksim list` and the tests find protocols here only.
+
+use locksim_sim::check::check_lock;
+use locksim_sim::trace::{TraceEvent, erase};
+use locksim_sim::{Level, Stats, Verdict, World, WorldConfig};
+
+use crate::knobs::{KnobError, Knobs};
+use crate::redis::SingleRedis;
+use crate::scenario::{ProtocolConfig, Scenario};
+
+/// One protocol model.
+pub struct ProtocolSpec {
+    pub kind: &'static str,
+    pub summary: &'static str,
+    pub parse: fn(&mut Knobs) -> Result<ProtocolConfig, KnobError>,
+}
+
+pub const PROTOCOLS: &[ProtocolSpec] = &[ProtocolSpec {
+    kind: "single-redis",
+    summary: "one Redis: SET NX PX lock, compare-and-delete release, optional renewal and INCR fencing tokens",
+    parse: SingleRedis::parse,
+}];
+
+pub fn find(kind: &str) -> Option<&'static ProtocolSpec> {
+    PROTOCOLS.iter().find(|p| p.kind == kind)
+}
+
+/// A finished run, with message and observation types erased.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub verdicts: Vec<Verdict>,
+    /// Every event (with `Level::Full`) or only facts and faults (with `Level::Facts`).
+    pub trace: Vec<TraceEvent>,
+    pub stats: Stats,
+    pub end_ns: u64,
+}
+
+/// Runs `s` with `seed` and judges it.
+pub fn run(s: &Scenario, seed: u64, level: Level) -> Outcome {
+    let cfg = WorldConfig {
+        seed,
+        end_ns: s.duration_ns,
+        network: s.network.clone(),
+        faults: s.faults.clone(),
+        level,
+    };
+    match &s.protocol {
+        ProtocolConfig::SingleRedis(p) => {
+            let (nodes, setup) = p.build(s);
+            let history = World::new(nodes, cfg).run();
+            Outcome {
+                verdicts: check_lock(&history, &setup),
+                trace: erase(&history),
+                stats: history.stats,
+                end_ns: history.end_ns,
+            }
+        }
+    }
+}

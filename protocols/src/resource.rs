@@ -1,0 +1,163 @@
+//! The fenced resource (DESIGN section 4): the protected store, holding a counter. A write
+//! carries the value the client computed, the value it computed it from and, when fencing is
+//! in use, its token. `strict` accepts only a token above the max it has accepted, `nonstrict`
+//! also an equal one, `none` accepts everything. Whether the max survives a crash is a knob:
+//! the seed's theorem needs it persisted with the data.
+
+use std::fmt;
+
+use locksim_sim::{Ctx, LockObs, NodeId};
+use serde::Serialize;
+
+use crate::knobs::{KnobError, Knobs};
+use crate::lock_world::Msg;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fencing {
+    None,
+    /// `token > max` — one result per term, as the seed's SQL `WHERE max_fence < :fence`.
+    Strict,
+    /// `token >= max`.
+    NonStrict,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ResourceConfig {
+    pub fencing: Fencing,
+    pub persist_max_fence: bool,
+}
+
+impl ResourceConfig {
+    /// Reads `[resource]`.
+    pub fn parse(k: &mut Knobs) -> Result<Self, KnobError> {
+        let fencing = k.choice(
+            "fencing",
+            &[
+                ("none", Fencing::None),
+                ("strict", Fencing::Strict),
+                ("nonstrict", Fencing::NonStrict),
+            ],
+            Fencing::None,
+            "how writes are checked against the max token accepted",
+        )?;
+        let persist_max_fence = k.bool(
+            "persist_max_fence",
+            true,
+            "whether the max accepted token survives a crash of the resource",
+        )?;
+        Ok(ResourceConfig {
+            fencing,
+            persist_max_fence,
+        })
+    }
+}
+
+/// A request to the resource.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ResourceOp {
+    Read,
+    /// `lease` identifies the writer's acquisition for the checkers; the resource ignores it.
+    Write {
+        token: Option<u64>,
+        value: u64,
+        based_on: u64,
+        lease: u64,
+    },
+}
+
+impl fmt::Display for ResourceOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResourceOp::Read => f.write_str("READ counter"),
+            ResourceOp::Write {
+                token: Some(t), value, ..
+            } => write!(f, "WRITE counter := {value} token {t}"),
+            ResourceOp::Write { token: None, value, .. } => write!(f, "WRITE counter := {value}"),
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ResourceReply {
+    Value(u64),
+    Accepted,
+    Rejected { max: u64 },
+}
+
+impl fmt::Display for ResourceReply {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResourceReply::Value(v) => write!(f, "counter = {v}"),
+            ResourceReply::Accepted => f.write_str("accepted"),
+            ResourceReply::Rejected { max } => write!(f, "rejected (max token {max})"),
+        }
+    }
+}
+
+pub struct Resource {
+    cfg: ResourceConfig,
+    value: u64,
+    max_fence: u64,
+}
+
+impl Resource {
+    pub fn new(cfg: ResourceConfig) -> Self {
+        Resource {
+            cfg,
+            value: 0,
+            max_fence: 0,
+        }
+    }
+
+    pub fn on_msg(&mut self, ctx: &mut Ctx<'_, Msg, LockObs>, from: NodeId, msg: Msg) {
+        let Msg::Resource { req, op } = msg else {
+            return;
+        };
+        let reply = match op {
+            ResourceOp::Read => ResourceReply::Value(self.value),
+            ResourceOp::Write {
+                token,
+                value,
+                based_on,
+                lease,
+            } => {
+                let allowed = match self.cfg.fencing {
+                    Fencing::None => true,
+                    Fencing::Strict => token.is_some_and(|t| t > self.max_fence),
+                    Fencing::NonStrict => token.is_some_and(|t| t >= self.max_fence),
+                };
+                if allowed {
+                    let prev_value = self.value;
+                    self.value = value;
+                    self.max_fence = self.max_fence.max(token.unwrap_or(0));
+                    ctx.record(LockObs::WriteApplied {
+                        client: from,
+                        lease,
+                        token,
+                        value,
+                        based_on,
+                        prev_value,
+                    });
+                    ResourceReply::Accepted
+                } else {
+                    ctx.record(LockObs::WriteRefused {
+                        client: from,
+                        token,
+                        max: self.max_fence,
+                    });
+                    ResourceReply::Rejected { max: self.max_fence }
+                }
+            }
+        };
+        ctx.send(from, Msg::ResourceReply { req, reply });
+    }
+
+    /// The counter is the durable data and survives; the max token only if configured.
+    pub fn on_crash(&mut self, ctx: &mut Ctx<'_, Msg, LockObs>) {
+        if !self.cfg.persist_max_fence && self.max_fence > 0 {
+            ctx.record(LockObs::FenceForgotten { was: self.max_fence });
+            self.max_fence = 0;
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! `liveness`: after the last fault ends, some client acquires the lock within the liveness
+//! window (default 3 x ttl). A key leaked without a TTL breaks it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::history::{History, What};
+use crate::ids::NodeId;
+use crate::lock_obs::LockObs;
+use crate::node::Observation;
+use crate::time::{fmt_duration, fmt_secs};
+
+use super::{LockFacts, LockSetup, Status, Violation};
+
+/// When the last fault is over, or why it never is.
+fn quiet_from<M, O>(h: &History<M, O>, setup: &LockSetup) -> Result<u64, String> {
+    let mut quiet_ns = 0u64;
+    let mut open_cuts = BTreeSet::new();
+    let mut open_losses = BTreeSet::new();
+    for e in &h.events {
+        let end_ns = match &e.what {
+            What::Pause { duration_ns, .. } => e.t_ns + duration_ns,
+            What::Crash {
+                restart_after_ns: Some(after_ns),
+            } => e.t_ns + after_ns,
+            What::Crash { restart_after_ns: None } if setup.servers.contains(&e.node) => {
+                return Err(format!("{} crashed and never restarts", h.names.of(e.node)));
+            }
+            What::Crash { restart_after_ns: None } | What::ClockJump { .. } => e.t_ns,
+            What::Partition { fault, .. } => {
+                open_cuts.insert(*fault);
+                e.t_ns
+            }
+            What::Heal { fault } => {
+                open_cuts.remove(fault);
+                e.t_ns
+            }
+            What::Delay {
+                window_ns, extra_ns, ..
+            } => e.t_ns + window_ns + extra_ns,
+            What::Lossy { fault, .. } => {
+                open_losses.insert(*fault);
+                e.t_ns
+            }
+            What::WindowEnd { fault } => {
+                open_losses.remove(fault);
+                e.t_ns
+            }
+            _ => continue,
+        };
+        quiet_ns = quiet_ns.max(end_ns);
+    }
+    if !open_cuts.is_empty() {
+        return Err("a partition never heals".into());
+    }
+    if !open_losses.is_empty() {
+        return Err("message loss never ends".into());
+    }
+    Ok(quiet_ns)
+}
+
+pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
+    let quiet_ns = match quiet_from(h, setup) {
+        Ok(t) => t,
+        Err(why) => return Status::NotApplicable(why),
+    };
+    let deadline_ns = quiet_ns.saturating_add(setup.liveness_window_ns);
+    let acquired = facts
+        .all
+        .iter()
+        .find(|f| matches!(f.obs, LockObs::Acquired { .. }) && f.t_ns >= quiet_ns && f.t_ns <= deadline_ns);
+    if let Some(f) = acquired {
+        return Status::Held(format!(
+            "{} acquired at {}, {} after the faults ended",
+            h.names.of(f.node),
+            fmt_secs(f.t_ns),
+            fmt_duration(f.t_ns - quiet_ns)
+        ));
+    }
+    if deadline_ns > h.end_ns {
+        return Status::NotApplicable(format!(
+            "the run ends at {}, before the liveness window ({} after {}) closes",
+            fmt_secs(h.end_ns),
+            fmt_duration(setup.liveness_window_ns),
+            fmt_secs(quiet_ns)
+        ));
+    }
+    // Name a leaked key if there is one: the usual cause.
+    let mut keys: BTreeMap<NodeId, &LockObs> = BTreeMap::new();
+    for f in facts.all.iter().take_while(|f| f.t_ns <= deadline_ns) {
+        match f.obs {
+            LockObs::KeySet { .. } | LockObs::KeyExtended { .. } => {
+                keys.insert(f.node, f.obs);
+            }
+            LockObs::KeyDeleted { .. } | LockObs::KeyExpired { .. } => {
+                keys.remove(&f.node);
+            }
+            _ => {}
+        }
+    }
+    let leak = keys
+        .iter()
+        .find_map(|(server, obs)| match obs {
+            LockObs::KeySet { lease, expiry: None } | LockObs::KeyExtended { lease, expiry: None } => Some(format!(
+                ": {}'s lock key for {} has no expiry",
+                h.names.of(*server),
+                facts.owner_name(h, *lease)
+            )),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let event = h.events.iter().rposition(|e| e.t_ns <= deadline_ns).unwrap_or(0);
+    Status::Violated(Violation {
+        event,
+        t_ns: deadline_ns,
+        why: format!(
+            "no client acquired the lock within {} after the faults ended at {}{leak}",
+            fmt_duration(setup.liveness_window_ns),
+            fmt_secs(quiet_ns)
+        ),
+    })
+}

@@ -1,0 +1,201 @@
+//! Checkers: observers of a finished history, one invariant per file (DESIGN section 5).
+//! They read nothing but the history — never a model's internal state — so a second driver
+//! that produces the same history is judged the same way.
+
+mod fencing_order;
+mod liveness;
+mod lost_update;
+mod mutual_exclusion;
+mod stale_write;
+mod token_monotonic;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::history::History;
+use crate::ids::NodeId;
+use crate::lock_obs::LockObs;
+use crate::node::Observation;
+
+/// Stable invariant ids, as used in scenario files, JSON output and reports.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Invariant {
+    MutualExclusion,
+    FencingOrder,
+    StaleWrite,
+    LostUpdate,
+    TokenMonotonic,
+    Liveness,
+}
+
+impl Invariant {
+    pub const ALL: &[Invariant] = &[
+        Invariant::MutualExclusion,
+        Invariant::FencingOrder,
+        Invariant::StaleWrite,
+        Invariant::LostUpdate,
+        Invariant::TokenMonotonic,
+        Invariant::Liveness,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Invariant::MutualExclusion => "mutual_exclusion",
+            Invariant::FencingOrder => "fencing_order",
+            Invariant::StaleWrite => "stale_write",
+            Invariant::LostUpdate => "lost_update",
+            Invariant::TokenMonotonic => "token_monotonic",
+            Invariant::Liveness => "liveness",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Invariant> {
+        Invariant::ALL.iter().copied().find(|i| i.id() == id)
+    }
+
+    /// When it holds, in one line (for `locksim list`).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Invariant::MutualExclusion => "no two clients' holding intervals overlap in true time",
+            Invariant::FencingOrder => "the resource never accepts a token below the max it accepted before",
+            Invariant::StaleWrite => {
+                "every accepted write comes from the holder according to the lock service's own state"
+            }
+            Invariant::LostUpdate => "every accepted counter write was computed from the value current at acceptance",
+            Invariant::TokenMonotonic => "fencing tokens are granted in strictly increasing order",
+            Invariant::Liveness => "after the last fault ends, some client acquires within the liveness window",
+        }
+    }
+}
+
+impl fmt::Display for Invariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// The first event that broke an invariant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// Index into the history's events.
+    pub event: usize,
+    pub t_ns: u64,
+    pub why: String,
+}
+
+/// The outcome of one checker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Held, with what was checked (so a reader can tell it was not vacuous).
+    Held(String),
+    Violated(Violation),
+    /// The run has nothing this invariant speaks about, and why.
+    NotApplicable(String),
+}
+
+impl Status {
+    /// `held`, `violated` or `not_applicable`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Status::Held(_) => "held",
+            Status::Violated(_) => "violated",
+            Status::NotApplicable(_) => "not_applicable",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub invariant: Invariant,
+    pub status: Status,
+}
+
+/// What the lock checkers need to know about the world's shape.
+#[derive(Clone, Debug)]
+pub struct LockSetup {
+    pub clients: Vec<NodeId>,
+    /// The lock service's nodes whose key state defines "the holder".
+    pub servers: Vec<NodeId>,
+    /// How many of `servers` must agree (1 for a single server, a majority for Redlock).
+    pub quorum: usize,
+    pub liveness_window_ns: u64,
+}
+
+/// Runs every lock checker over a history.
+pub fn check_lock<M, O: Observation>(h: &History<M, O>, setup: &LockSetup) -> Vec<Verdict> {
+    let facts = LockFacts::of(h);
+    vec![
+        Verdict {
+            invariant: Invariant::MutualExclusion,
+            status: mutual_exclusion::check(h, &facts, setup),
+        },
+        Verdict {
+            invariant: Invariant::FencingOrder,
+            status: fencing_order::check(h, &facts),
+        },
+        Verdict {
+            invariant: Invariant::StaleWrite,
+            status: stale_write::check(h, &facts, setup),
+        },
+        Verdict {
+            invariant: Invariant::LostUpdate,
+            status: lost_update::check(h, &facts),
+        },
+        Verdict {
+            invariant: Invariant::TokenMonotonic,
+            status: token_monotonic::check(h, &facts),
+        },
+        Verdict {
+            invariant: Invariant::Liveness,
+            status: liveness::check(h, &facts, setup),
+        },
+    ]
+}
+
+/// A lock fact with where and when it happened.
+pub(crate) struct Fact<'h> {
+    pub index: usize,
+    pub t_ns: u64,
+    pub node: NodeId,
+    pub obs: &'h LockObs,
+}
+
+/// The lock facts of a history, in order, and who owns each lease value.
+pub(crate) struct LockFacts<'h> {
+    pub all: Vec<Fact<'h>>,
+    pub lease_owner: BTreeMap<u64, NodeId>,
+}
+
+impl<'h> LockFacts<'h> {
+    fn of<M, O: Observation>(h: &'h History<M, O>) -> Self {
+        let all: Vec<Fact<'h>> = h
+            .observations()
+            .filter_map(|(index, e, o)| {
+                o.as_lock().map(|obs| Fact {
+                    index,
+                    t_ns: e.t_ns,
+                    node: e.node,
+                    obs,
+                })
+            })
+            .collect();
+        let lease_owner = all
+            .iter()
+            .filter_map(|f| match f.obs {
+                LockObs::AcquireStarted { lease, .. } => Some((*lease, f.node)),
+                _ => None,
+            })
+            .collect();
+        LockFacts { all, lease_owner }
+    }
+
+    /// "client-1", or "an unknown owner" for a lease no client started.
+    pub fn owner_name<'n, M, O>(&self, h: &'n History<M, O>, lease: u64) -> &'n str {
+        self.lease_owner
+            .get(&lease)
+            .map_or("an unknown owner", |n| h.names.of(*n))
+    }
+}

@@ -1,0 +1,55 @@
+//! Node identities. A node is an index into the world's node table; its name
+//! (`client-0`, `server-2`, `resource`) lives in [`Names`].
+
+use serde::Serialize;
+
+/// Index of a simulated node. `NodeId::NET` stands for the network itself in history
+/// events that belong to no single node (a partition starting, a link healing).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The network, for events that are not any node's.
+    pub const NET: NodeId = NodeId(u32::MAX);
+
+    /// The index into per-node tables.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The names of a world's nodes, by index.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Names(Vec<String>);
+
+impl Names {
+    pub fn new(names: Vec<String>) -> Self {
+        Names(names)
+    }
+
+    /// The node's name; `network` for [`NodeId::NET`].
+    pub fn of(&self, id: NodeId) -> &str {
+        if id == NodeId::NET {
+            "network"
+        } else {
+            &self.0[id.index()]
+        }
+    }
+
+    /// The node called `name`, if there is one.
+    pub fn find(&self, name: &str) -> Option<NodeId> {
+        self.0.iter().position(|n| n == name).map(|i| NodeId(i as u32))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (NodeId, &str)> {
+        self.0.iter().enumerate().map(|(i, n)| (NodeId(i as u32), n.as_str()))
+    }
+}

@@ -1,0 +1,30 @@
+//! locksim's engine: a seeded discrete-event simulation of processes with their own drifting
+//! clocks, pauses, crashes, partitions and lossy links, recording a history that checkers
+//! judge. It knows no protocol: models plug in through [`Node`].
+
+pub mod check;
+pub mod clock;
+pub mod fault;
+pub mod history;
+pub mod ids;
+pub mod lock_obs;
+pub mod network;
+pub mod node;
+mod queue;
+pub mod rng;
+pub mod time;
+pub mod trace;
+pub mod world;
+
+pub use check::{Invariant, LockSetup, Status, Verdict, Violation};
+pub use clock::{ClockSpec, ClockTrack};
+pub use fault::{FaultAction, FaultEntry, FaultPlan, Trigger};
+pub use history::{Event, History, Level, Stats, What};
+pub use ids::{Names, NodeId};
+pub use lock_obs::LockObs;
+pub use network::{Latency, NetworkConfig};
+pub use node::{Ctx, Effect, Message, Node, Observation, Salience, TimerTag};
+pub use world::{NodeSetup, World, WorldConfig};
+
+/// The engine's version, written into every trace.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,324 @@
+//! The lock world's vocabulary: what lock clients, lock servers and the protected resource
+//! record. The generic checkers (`check`) read only these facts, so every lock protocol —
+//! single Redis, Redlock, an etcd-style lease, a user's own — is judged by the same code.
+
+use serde::Serialize;
+
+use crate::ids::{Names, NodeId};
+use crate::node::{Observation, Salience};
+use crate::time::fmt_signed_secs;
+
+/// Which of a server's clocks a key's expiry follows.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    Wall,
+    Mono,
+}
+
+/// When a lock key expires, on the server's own clock.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Expiry {
+    pub clock: ClockKind,
+    pub at_ns: i64,
+}
+
+/// Why a server's lock key went away.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeleteCause {
+    /// A compare-and-delete by the lease's owner.
+    Release,
+    /// A plain `DEL`, whoever sent it.
+    PlainDel,
+    /// The server crashed and its persistence did not keep the key.
+    Crash,
+}
+
+/// A lease value shown short: enough to match a client's line with a server's.
+pub fn short_lease(l: u64) -> String {
+    format!("{:04x}", l >> 48)
+}
+
+fn token(t: Option<u64>) -> String {
+    t.map_or("no token".to_string(), |t| format!("token {t}"))
+}
+
+/// One fact of the lock world.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum LockObs {
+    // ---- a lock client (DESIGN section 4b) ----
+    /// A new acquisition attempt with a fresh random lease value.
+    AcquireStarted {
+        lease: u64,
+        attempt: u32,
+    },
+    /// The attempt did not get the lock; the client retries after a backoff.
+    AcquireFailed {
+        lease: u64,
+        why: &'static str,
+    },
+    /// The client holds the lock until its monotonic clock reads `deadline_mono_ns`.
+    /// `servers` is the set (bit i = server-i) that granted it.
+    Acquired {
+        lease: u64,
+        token: Option<u64>,
+        validity_ns: i64,
+        deadline_mono_ns: u64,
+        servers: u32,
+    },
+    ReadDone {
+        value: u64,
+    },
+    DeadlineChecked {
+        remaining_ns: i64,
+        ok: bool,
+    },
+    WriteSent {
+        token: Option<u64>,
+        value: u64,
+    },
+    WriteAccepted {
+        value: u64,
+    },
+    WriteRejected {
+        token: Option<u64>,
+        max: u64,
+    },
+    /// No answer within the request timeout; the write may still land.
+    WriteTimedOut,
+    Released {
+        lease: u64,
+    },
+    LockLost {
+        why: &'static str,
+    },
+    /// A renewal succeeded; the deadline moves to `deadline_mono_ns`.
+    Renewed {
+        deadline_mono_ns: u64,
+    },
+
+    // ---- a lock server ----
+    /// The lock key now holds `lease`.
+    KeySet {
+        lease: u64,
+        expiry: Option<Expiry>,
+    },
+    /// The lock key's expiry was moved.
+    KeyExtended {
+        lease: u64,
+        expiry: Option<Expiry>,
+    },
+    KeyDeleted {
+        lease: u64,
+        cause: DeleteCause,
+    },
+    KeyExpired {
+        lease: u64,
+    },
+    /// A fencing token handed out.
+    TokenIssued {
+        token: u64,
+    },
+
+    // ---- the protected resource ----
+    /// A write was accepted: the counter went from `prev_value` to `value`, computed by the
+    /// client from `based_on`.
+    WriteApplied {
+        client: NodeId,
+        lease: u64,
+        token: Option<u64>,
+        value: u64,
+        based_on: u64,
+        prev_value: u64,
+    },
+    WriteRefused {
+        client: NodeId,
+        token: Option<u64>,
+        max: u64,
+    },
+    /// A crash lost the resource's record of the highest token it accepted.
+    FenceForgotten {
+        was: u64,
+    },
+}
+
+/// Event names a fault can be triggered `after`, by role.
+pub const CLIENT_EVENTS: &[&str] = &[
+    "acquire_started",
+    "acquire_failed",
+    "acquired",
+    "read_done",
+    "deadline_checked",
+    "write_sent",
+    "write_accepted",
+    "write_rejected",
+    "write_timed_out",
+    "released",
+    "lock_lost",
+    "renewed",
+];
+pub const SERVER_EVENTS: &[&str] = &["key_set", "key_extended", "key_deleted", "key_expired", "token_issued"];
+pub const RESOURCE_EVENTS: &[&str] = &["write_applied", "write_refused", "fence_forgotten"];
+
+impl Observation for LockObs {
+    fn kind(&self) -> &'static str {
+        match self {
+            LockObs::AcquireStarted { .. } => "acquire_started",
+            LockObs::AcquireFailed { .. } => "acquire_failed",
+            LockObs::Acquired { .. } => "acquired",
+            LockObs::ReadDone { .. } => "read_done",
+            LockObs::DeadlineChecked { .. } => "deadline_checked",
+            LockObs::WriteSent { .. } => "write_sent",
+            LockObs::WriteAccepted { .. } => "write_accepted",
+            LockObs::WriteRejected { .. } => "write_rejected",
+            LockObs::WriteTimedOut => "write_timed_out",
+            LockObs::Released { .. } => "released",
+            LockObs::LockLost { .. } => "lock_lost",
+            LockObs::Renewed { .. } => "renewed",
+            LockObs::KeySet { .. } => "key_set",
+            LockObs::KeyExtended { .. } => "key_extended",
+            LockObs::KeyDeleted { .. } => "key_deleted",
+            LockObs::KeyExpired { .. } => "key_expired",
+            LockObs::TokenIssued { .. } => "token_issued",
+            LockObs::WriteApplied { .. } => "write_applied",
+            LockObs::WriteRefused { .. } => "write_refused",
+            LockObs::FenceForgotten { .. } => "fence_forgotten",
+        }
+    }
+
+    fn as_lock(&self) -> Option<&LockObs> {
+        Some(self)
+    }
+
+    fn salience(&self) -> Salience {
+        match self {
+            LockObs::AcquireStarted { .. } | LockObs::AcquireFailed { .. } | LockObs::TokenIssued { .. } => {
+                Salience::Chatter
+            }
+            LockObs::DeadlineChecked { ok: false, .. }
+            | LockObs::WriteRejected { .. }
+            | LockObs::WriteTimedOut
+            | LockObs::LockLost { .. }
+            | LockObs::KeyExpired { .. }
+            | LockObs::KeySet { expiry: None, .. }
+            | LockObs::KeyDeleted {
+                cause: DeleteCause::PlainDel | DeleteCause::Crash,
+                ..
+            }
+            | LockObs::WriteRefused { .. }
+            | LockObs::FenceForgotten { .. } => Salience::Salient,
+            LockObs::WriteApplied {
+                based_on, prev_value, ..
+            } if based_on != prev_value => Salience::Salient,
+            _ => Salience::Routine,
+        }
+    }
+
+    fn describe(&self, names: &Names) -> String {
+        let expiry = |e: &Option<Expiry>| match e {
+            None => "NO expiry".to_string(),
+            Some(Expiry {
+                clock: ClockKind::Wall,
+                at_ns,
+            }) => format!("expires at wall {}", fmt_signed_secs(*at_ns)),
+            Some(Expiry {
+                clock: ClockKind::Mono,
+                at_ns,
+            }) => format!("expires at mono {}", fmt_signed_secs(*at_ns)),
+        };
+        match self {
+            LockObs::AcquireStarted { lease: l, attempt } => {
+                format!("tries to acquire (lease {}, attempt {attempt})", short_lease(*l))
+            }
+            LockObs::AcquireFailed { lease: l, why } => format!("did not acquire (lease {}): {why}", short_lease(*l)),
+            LockObs::Acquired {
+                lease: l,
+                token: t,
+                validity_ns,
+                deadline_mono_ns,
+                servers,
+            } => {
+                let on = if servers.count_ones() > 1 {
+                    let list: Vec<String> = (0..32)
+                        .filter(|i| servers & (1 << i) != 0)
+                        .map(|i| i.to_string())
+                        .collect();
+                    format!(" on servers {{{}}}", list.join(","))
+                } else {
+                    String::new()
+                };
+                format!(
+                    "ACQUIRED lease {}{on}, {}, validity {} (deadline mono {})",
+                    short_lease(*l),
+                    token(*t),
+                    fmt_signed_secs(*validity_ns),
+                    fmt_signed_secs(*deadline_mono_ns as i64)
+                )
+            }
+            LockObs::ReadDone { value } => format!("read counter = {value}"),
+            LockObs::DeadlineChecked { remaining_ns, ok: true } => {
+                format!("checks its deadline: {} left, goes on", fmt_signed_secs(*remaining_ns))
+            }
+            LockObs::DeadlineChecked {
+                remaining_ns,
+                ok: false,
+            } => {
+                format!(
+                    "checks its deadline: passed {} ago, stops",
+                    fmt_signed_secs(-*remaining_ns)
+                )
+            }
+            LockObs::WriteSent { token: t, value } => format!("sends write counter := {value} ({})", token(*t)),
+            LockObs::WriteAccepted { value } => format!("write of {value} acknowledged"),
+            LockObs::WriteRejected { token: t, max } => format!("write rejected ({} < max {max})", token(*t)),
+            LockObs::WriteTimedOut => "write unanswered: timed out (it may still land)".to_string(),
+            LockObs::Released { lease: l } => format!("releases lease {}", short_lease(*l)),
+            LockObs::LockLost { why } => format!("LOCK LOST: {why}"),
+            LockObs::Renewed { deadline_mono_ns } => {
+                format!(
+                    "renewed: deadline now mono {}",
+                    fmt_signed_secs(*deadline_mono_ns as i64)
+                )
+            }
+            LockObs::KeySet { lease: l, expiry: e } => format!("lock key := lease {} ({})", short_lease(*l), expiry(e)),
+            LockObs::KeyExtended { lease: l, expiry: e } => {
+                format!("lock key (lease {}) extended: {}", short_lease(*l), expiry(e))
+            }
+            LockObs::KeyDeleted { lease: l, cause } => {
+                let how = match cause {
+                    DeleteCause::Release => "released by its owner",
+                    DeleteCause::PlainDel => "deleted by a plain DEL",
+                    DeleteCause::Crash => "lost in the crash",
+                };
+                format!("lock key (lease {}) {how}", short_lease(*l))
+            }
+            LockObs::KeyExpired { lease: l } => format!("lock key (lease {}) EXPIRED", short_lease(*l)),
+            LockObs::TokenIssued { token: t } => format!("issued fencing token {t}"),
+            LockObs::WriteApplied {
+                client,
+                token: t,
+                value,
+                based_on,
+                prev_value,
+                ..
+            } => {
+                let stale = if based_on != prev_value {
+                    format!(" — computed from {based_on}, but the counter was {prev_value}")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "ACCEPTED write {prev_value} -> {value} from {} ({}){stale}",
+                    names.of(*client),
+                    token(*t)
+                )
+            }
+            LockObs::WriteRefused { client, token: t, max } => {
+                format!("REJECTED write from {} ({} < max {max})", names.of(*client), token(*t))
+            }
+            LockObs::FenceForgotten { was } => format!("forgot its max fencing token {was} in the crash"),
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The protocol-facing API: a node is a pure state machine that reacts to start, a message or
+//! a timer through a [`Ctx`] that offers only what a real process has — its *local* clocks,
+//! `send`, timers, its own random stream and `record` (an observation for the history).
+//! Everything it does is returned as data ([`Effect`]s) and applied by the engine afterwards,
+//! which is what lets a fault land *between* two effects of one step (DESIGN section 3).
+
+use std::fmt;
+
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::ids::{Names, NodeId};
+use crate::lock_obs::LockObs;
+
+/// A node's timer name. Setting a timer with a tag replaces any pending timer with that tag.
+pub type TimerTag = u32;
+
+/// Messages are plain values; `Display` is what the trace and timeline show as the payload.
+pub trait Message: Clone + fmt::Debug + fmt::Display {}
+impl<T: Clone + fmt::Debug + fmt::Display> Message for T {}
+
+/// What a node records about itself for the history: the events faults trigger `after`, the
+/// facts checkers read and the lines the timeline prints.
+pub trait Observation: Clone + fmt::Debug + Serialize {
+    /// The event name a fault's `after` refers to, e.g. `acquired`.
+    fn kind(&self) -> &'static str;
+    /// The lock-world fact this is, if any, for the generic checkers.
+    fn as_lock(&self) -> Option<&LockObs> {
+        None
+    }
+    /// One line for the timeline.
+    fn describe(&self, names: &Names) -> String;
+    /// How much a reader of the timeline needs it.
+    fn salience(&self) -> Salience {
+        Salience::Routine
+    }
+}
+
+/// How much a timeline reader needs an event. A long run shows every salient event, the
+/// routine ones around them, and folds the rest; chatter (messages, timers, retries) shows only
+/// in the full listing.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Salience {
+    Chatter,
+    Routine,
+    /// Faults, violations, rejections, losses, expiries: the story.
+    Salient,
+}
+
+/// A protocol role. All nodes of one world share a message and observation type.
+pub trait Node {
+    type Msg: Message;
+    type Obs: Observation;
+
+    /// The process starts, at time 0 or when it restarts after a crash.
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self::Msg, Self::Obs>);
+    fn on_msg(&mut self, ctx: &mut Ctx<'_, Self::Msg, Self::Obs>, from: NodeId, msg: Self::Msg);
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self::Msg, Self::Obs>, tag: TimerTag);
+    /// The process died: drop whatever its persistence policy does not keep. Only `record`s
+    /// made here reach the history (a dead process sends nothing); `on_start` follows on
+    /// restart.
+    fn on_crash(&mut self, ctx: &mut Ctx<'_, Self::Msg, Self::Obs>);
+    /// The wall clock was stepped. Servers whose expiry follows the wall clock react here.
+    fn on_clock_jump(&mut self, _ctx: &mut Ctx<'_, Self::Msg, Self::Obs>) {}
+}
+
+/// One thing a node asked for in a step, applied by the engine in order.
+#[derive(Clone, Debug)]
+pub enum Effect<M, O> {
+    Send { to: NodeId, msg: M },
+    SetTimer { tag: TimerTag, after_ns: u64 },
+    CancelTimer { tag: TimerTag },
+    Record(O),
+}
+
+/// A node's view of the world during one step.
+pub struct Ctx<'a, M, O> {
+    me: NodeId,
+    wall_ns: i64,
+    mono_ns: u64,
+    rng: &'a mut ChaCha8Rng,
+    out: &'a mut Vec<Effect<M, O>>,
+}
+
+impl<'a, M, O> Ctx<'a, M, O> {
+    /// Used by drivers (the engine, or a second front-end that produces the same history).
+    pub fn new(
+        me: NodeId,
+        wall_ns: i64,
+        mono_ns: u64,
+        rng: &'a mut ChaCha8Rng,
+        out: &'a mut Vec<Effect<M, O>>,
+    ) -> Self {
+        Ctx {
+            me,
+            wall_ns,
+            mono_ns,
+            rng,
+            out,
+        }
+    }
+
+    pub fn me(&self) -> NodeId {
+        self.me
+    }
+
+    /// The local wall clock (what `gettimeofday` says).
+    pub fn wall_ns(&self) -> i64 {
+        self.wall_ns
+    }
+
+    /// The local monotonic clock (`CLOCK_MONOTONIC`).
+    pub fn mono_ns(&self) -> u64 {
+        self.mono_ns
+    }
+
+    /// This node's own random stream.
+    pub fn rng(&mut self) -> &mut ChaCha8Rng {
+        self.rng
+    }
+
+    pub fn send(&mut self, to: NodeId, msg: M) {
+        self.out.push(Effect::Send { to, msg });
+    }
+
+    /// Fires `tag` after `after_ns` of this node's monotonic time.
+    pub fn set_timer(&mut self, tag: TimerTag, after_ns: u64) {
+        self.out.push(Effect::SetTimer { tag, after_ns });
+    }
+
+    pub fn cancel_timer(&mut self, tag: TimerTag) {
+        self.out.push(Effect::CancelTimer { tag });
+    }
+
+    pub fn record(&mut self, obs: O) {
+        self.out.push(Effect::Record(obs));
+    }
+}

@@ -1,0 +1,56 @@
+//! Integer time. True time is `u64` nanoseconds since the start of the run; local clock
+//! readings are `i64` nanoseconds (a wall clock may be set before its epoch). No floats touch
+//! time arithmetic, so every platform computes the same instants.
+
+/// Nanoseconds per millisecond.
+pub const NS_PER_MS: u64 = 1_000_000;
+
+/// Milliseconds to nanoseconds, or `None` when the result does not fit in a `u64`.
+pub fn ms_to_ns(ms: u64) -> Option<u64> {
+    ms.checked_mul(NS_PER_MS)
+}
+
+/// Signed milliseconds to nanoseconds, or `None` on overflow.
+pub fn signed_ms_to_ns(ms: i64) -> Option<i64> {
+    ms.checked_mul(NS_PER_MS as i64)
+}
+
+/// Formats a true time as seconds with millisecond precision: `12.345 s`.
+pub fn fmt_secs(t_ns: u64) -> String {
+    let ms = t_ns / NS_PER_MS;
+    format!("{}.{:03} s", ms / 1000, ms % 1000)
+}
+
+/// Formats a signed local reading or duration as seconds with millisecond precision.
+pub fn fmt_signed_secs(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let ms = ns.unsigned_abs() / NS_PER_MS;
+    format!("{sign}{}.{:03} s", ms / 1000, ms % 1000)
+}
+
+/// Formats a duration in the unit a reader expects: `850 ms`, `15 s`, `1.5 s`.
+pub fn fmt_duration(ns: u64) -> String {
+    let ms = ns / NS_PER_MS;
+    if ms >= 1000 && ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else if ms >= 1000 {
+        format!("{}.{:03} s", ms / 1000, ms % 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_stable() {
+        assert_eq!(fmt_secs(12_345_678_901), "12.345 s");
+        assert_eq!(fmt_signed_secs(-2_000_000_000), "-2.000 s");
+        assert_eq!(fmt_duration(15_000 * NS_PER_MS), "15 s");
+        assert_eq!(fmt_duration(1_500 * NS_PER_MS), "1.500 s");
+        assert_eq!(fmt_duration(850 * NS_PER_MS), "850 ms");
+        assert_eq!(ms_to_ns(u64::MAX), None);
+    }
+}

@@ -1,0 +1,60 @@
+//! `locksim list`: protocols and their knobs, resource and network knobs, fault kinds,
+//! invariants, and the events a fault can be placed after. Knob lists come from running each
+//! parser in documenting mode, so they are the knobs the models actually read.
+
+use locksim_protocols::knobs::{KnobDoc, Knobs};
+use locksim_protocols::registry::PROTOCOLS;
+use locksim_protocols::resource::ResourceConfig;
+use locksim_protocols::{ProtocolConfig, Role};
+use locksim_sim::Invariant;
+
+use crate::load::faults::FAULT_DOCS;
+
+fn knob_lines(out: &mut String, docs: &[KnobDoc]) {
+    for d in docs {
+        out.push_str(&format!(
+            "      {:<20} {}  (default {})\n      {:<20}   {}\n",
+            d.key, d.values, d.default, "", d.doc
+        ));
+    }
+}
+
+pub fn render() -> String {
+    let mut out = String::from("protocols ([protocol] kind = ...)\n");
+    for p in PROTOCOLS {
+        out.push_str(&format!("  {}\n    {}\n    knobs:\n", p.kind, p.summary));
+        let mut k = Knobs::documenting("protocol");
+        let parsed: Option<ProtocolConfig> = (p.parse)(&mut k).ok();
+        knob_lines(&mut out, &k.docs());
+        if let Some(config) = parsed {
+            let names: Vec<String> = config.topology().into_iter().map(|(n, _)| n).collect();
+            out.push_str(&format!("    nodes (with defaults): {}\n", names.join(", ")));
+        }
+    }
+    out.push_str("\nresource ([resource])\n");
+    let mut k = Knobs::documenting("resource");
+    let _ = ResourceConfig::parse(&mut k);
+    knob_lines(&mut out, &k.docs());
+    out.push_str("\nnetwork ([network])\n");
+    let mut k = Knobs::documenting("network");
+    let _ = crate::load::network_docs(&mut k);
+    knob_lines(&mut out, &k.docs());
+    out.push_str("\nclocks ([[clock]]): node, offset_ms, drift_ppm, jumps = [{ at_ms, by_ms }]\n");
+    out.push_str("\nfaults ([[fault]]; each has `kind` and either `at_ms` or `after = \"[node:]event\"` with `nth`)\n");
+    for (kind, fields) in FAULT_DOCS {
+        out.push_str(&format!("  {kind:<11} {fields}\n"));
+    }
+    out.push_str("\ninvariants ([expect] id = \"held\" | \"violated\" | \"not_applicable\")\n");
+    for i in Invariant::ALL {
+        out.push_str(&format!("  {:<17} {}\n", i.id(), i.meaning()));
+    }
+    out.push_str("\nevents a fault can follow (`after`)\n");
+    for (role, name) in [
+        (Role::Client, "client-<i>"),
+        (Role::Server, "server-<i>"),
+        (Role::Resource, "resource"),
+    ] {
+        out.push_str(&format!("  {name:<11} {}\n", role.events().join(", ")));
+    }
+    out
+}

@@ -1,0 +1,93 @@
+//! `[[clock]]` entries: a node's clock offset, drift and wall-clock jumps. The jumps become
+//! `clock_jump` faults at their times, exactly as if written as `[[fault]]` entries.
+
+use locksim_protocols::knobs::{KnobError, KnobValue, Knobs};
+use locksim_sim::clock::{DRIFT_PPM_MAX, DRIFT_PPM_MIN};
+use locksim_sim::{ClockSpec, FaultAction, FaultEntry, NodeId, Trigger};
+
+use super::topology::Topology;
+
+/// Ten years: the cap on a clock offset or jump.
+const MAX_STEP_MS: i64 = 10 * 365 * 24 * 3_600_000;
+
+pub struct Clocks {
+    pub specs: Vec<(NodeId, ClockSpec)>,
+    pub jumps: Vec<FaultEntry>,
+}
+
+pub fn parse(
+    items: Vec<locksim_protocols::knobs::KnobEntry>,
+    topo: &Topology,
+    duration_ms: u64,
+) -> Result<Clocks, KnobError> {
+    let mut clocks = Clocks {
+        specs: Vec::new(),
+        jumps: Vec::new(),
+    };
+    for (i, item) in items.into_iter().enumerate() {
+        let section = format!("clock[{i}]");
+        let KnobValue::Table(entries) = item.value else {
+            return Err(KnobError {
+                key: section,
+                line: Some(item.line),
+                message: "must be a table ([[clock]])".into(),
+            });
+        };
+        let mut k = Knobs::new(section, Some(item.line), entries);
+        let (node, _) = topo.node(&mut k, "node", "the node whose clock this is")?;
+        let offset_ms = k.int(
+            "offset_ms",
+            0,
+            -MAX_STEP_MS,
+            MAX_STEP_MS,
+            "wall clock reading at true time 0",
+        )?;
+        let drift_ppm = k.int(
+            "drift_ppm",
+            0,
+            i64::from(DRIFT_PPM_MIN),
+            i64::from(DRIFT_PPM_MAX),
+            "rate error of both clocks in parts per million; positive runs fast",
+        )?;
+        if let Some(jumps) = k.raw("jumps", "array of { at_ms, by_ms }", "wall-clock steps") {
+            let KnobValue::List(jumps) = jumps else {
+                return Err(k.error("jumps", "must be an array of { at_ms, by_ms } tables"));
+            };
+            for (j, jump) in jumps.into_iter().enumerate() {
+                let section = format!("clock[{i}].jumps[{j}]");
+                let KnobValue::Table(entries) = jump.value else {
+                    return Err(KnobError {
+                        key: section,
+                        line: Some(jump.line),
+                        message: "must be a table { at_ms, by_ms }".into(),
+                    });
+                };
+                let mut jk = Knobs::new(section, Some(jump.line), entries);
+                for key in ["at_ms", "by_ms"] {
+                    if !jk.has(key) {
+                        return Err(jk.error(key, format!("missing: a jump needs `{key}`")));
+                    }
+                }
+                let at_ns = jk.millis("at_ms", 0, 0, duration_ms, "true time of the jump")?;
+                let by_ms = jk.int("by_ms", 0, -MAX_STEP_MS, MAX_STEP_MS, "signed size of the jump")?;
+                jk.finish()?;
+                clocks.jumps.push(FaultEntry {
+                    trigger: Trigger::At { at_ns },
+                    action: FaultAction::ClockJump {
+                        node,
+                        by_ns: by_ms * 1_000_000,
+                    },
+                });
+            }
+        }
+        k.finish()?;
+        clocks.specs.push((
+            node,
+            ClockSpec {
+                offset_ns: offset_ms * 1_000_000,
+                drift_ppm: drift_ppm as i32,
+            },
+        ));
+    }
+    Ok(clocks)
+}

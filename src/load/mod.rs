@@ -1,0 +1,218 @@
+//! Loading a scenario file: TOML in, a validated [`Scenario`] out, or an error that names the
+//! file, the line, the key and what is wrong (DESIGN section 6). Unknown keys, unknown names
+//! and impossible values are errors, never silently ignored.
+
+mod clocks;
+pub mod faults;
+mod network;
+mod toml_entries;
+mod topology;
+
+use std::fmt;
+use std::path::Path;
+
+use locksim_protocols::knobs::{KnobEntry, KnobError, KnobValue, Knobs};
+use locksim_protocols::registry::{PROTOCOLS, find};
+use locksim_protocols::resource::ResourceConfig;
+use locksim_protocols::{Expected, Scenario};
+use locksim_sim::{FaultPlan, Invariant};
+use toml::de::DeTable;
+
+use toml_entries::{Lines, table_entries};
+use topology::Topology;
+
+/// Thirty days: the longest run a scenario may ask for.
+pub const MAX_DURATION_MS: u64 = 30 * 24 * 3_600_000;
+
+/// A scenario file that did not load.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": key `{key}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A scenario with the text it came from (traces embed the text, so they replay alone).
+#[derive(Clone, Debug)]
+pub struct LoadedScenario {
+    pub scenario: Scenario,
+    pub file: String,
+    pub source: String,
+}
+
+/// Reads and validates a scenario file.
+pub fn load_file(path: &Path) -> Result<LoadedScenario, LoadError> {
+    let file = path.display().to_string();
+    let source = std::fs::read_to_string(path).map_err(|e| LoadError {
+        file: file.clone(),
+        line: None,
+        key: None,
+        message: format!("cannot read the scenario file: {e}"),
+    })?;
+    let scenario = parse_scenario(&file, &source)?;
+    Ok(LoadedScenario { scenario, file, source })
+}
+
+/// Validates scenario text; `file` names it in errors.
+pub fn parse_scenario(file: &str, text: &str) -> Result<Scenario, LoadError> {
+    let at = |e: KnobError| LoadError {
+        file: file.to_string(),
+        line: e.line,
+        key: Some(e.key),
+        message: e.message,
+    };
+    let lines = Lines::new(text);
+    let doc = DeTable::parse(text).map_err(|e| LoadError {
+        file: file.to_string(),
+        line: e.span().map(|s| lines.of(s.start)),
+        key: None,
+        message: format!("TOML syntax error: {}", e.message().trim()),
+    })?;
+    let entries = table_entries(doc.get_ref(), &lines).map_err(|b| LoadError {
+        file: file.to_string(),
+        line: Some(b.line),
+        key: Some(b.key),
+        message: b.message,
+    })?;
+    read(Knobs::new("", Some(1), entries)).map_err(at)
+}
+
+/// Documents `[network]` for `locksim list`.
+pub fn network_docs(k: &mut Knobs) -> Result<(), KnobError> {
+    network::parse(k).map(|_| ())
+}
+
+/// A sub-table of the document, or an empty one.
+fn section(top: &mut Knobs, key: &str, doc: &'static str) -> Result<(Option<usize>, Vec<KnobEntry>), KnobError> {
+    let line = top.has(key).then(|| top.line_of(key)).flatten();
+    match top.raw(key, "table", doc) {
+        None => Ok((None, Vec::new())),
+        Some(KnobValue::Table(entries)) => Ok((line, entries)),
+        Some(other) => Err(top.error(key, format!("must be a table ([{key}]), not {}", other.type_name()))),
+    }
+}
+
+/// An array of tables (`[[fault]]`), or none.
+fn array(top: &mut Knobs, key: &str, doc: &'static str) -> Result<Vec<KnobEntry>, KnobError> {
+    match top.raw(key, "array of tables", doc) {
+        None => Ok(Vec::new()),
+        Some(KnobValue::List(items)) => Ok(items),
+        Some(other) => Err(top.error(
+            key,
+            format!("must be an array of tables ([[{key}]]), not {}", other.type_name()),
+        )),
+    }
+}
+
+fn read(mut top: Knobs) -> Result<Scenario, KnobError> {
+    if !top.has("name") {
+        return Err(top.error("name", "missing: every scenario needs a name"));
+    }
+    let name = top.text("name", "", "the scenario's name")?;
+    if name.trim().is_empty() {
+        return Err(top.error("name", "must not be empty"));
+    }
+    let description = top.text("description", "", "what happens, in a sentence or two")?;
+    let seed = top.uint("seed", 0, 0, u64::MAX, "the seed used when `--seed` is not given")?;
+    let duration_ms = top.uint("duration_ms", 60_000, 1, MAX_DURATION_MS, "simulated time to run")?;
+
+    let (line, entries) = section(&mut top, "protocol", "the protocol model and its knobs")?;
+    let mut pk = Knobs::new("protocol", line.or(Some(1)), entries);
+    if !pk.has("kind") {
+        let kinds: Vec<&str> = PROTOCOLS.iter().map(|p| p.kind).collect();
+        return Err(pk.error(
+            "kind",
+            format!("missing: [protocol] needs a kind ({})", kinds.join(", ")),
+        ));
+    }
+    let kind = pk.text("kind", "", "the protocol model")?;
+    let spec = find(&kind).ok_or_else(|| {
+        let kinds: Vec<&str> = PROTOCOLS.iter().map(|p| p.kind).collect();
+        pk.error(
+            "kind",
+            format!("unknown protocol kind \"{kind}\"; known kinds: {}", kinds.join(", ")),
+        )
+    })?;
+    let protocol = (spec.parse)(&mut pk)?;
+    pk.finish()?;
+
+    let (line, entries) = section(&mut top, "resource", "the protected resource")?;
+    let mut rk = Knobs::new("resource", line, entries);
+    let resource = ResourceConfig::parse(&mut rk)?;
+    if resource.fencing != locksim_protocols::resource::Fencing::None && !protocol.issues_tokens() {
+        return Err(rk.error(
+            "fencing",
+            "checks fencing tokens, but the protocol issues none (set protocol.fencing_tokens)",
+        ));
+    }
+    rk.finish()?;
+
+    let (line, entries) = section(&mut top, "network", "link latency and reordering")?;
+    let mut nk = Knobs::new("network", line, entries);
+    let network = network::parse(&mut nk)?;
+    nk.finish()?;
+
+    let topo = Topology::new(protocol.topology());
+    let clocks = clocks::parse(array(&mut top, "clock", "per-node clocks")?, &topo, duration_ms)?;
+    let mut faults = faults::parse(array(&mut top, "fault", "the fault plan")?, &topo, duration_ms)?;
+    faults.extend(clocks.jumps);
+
+    let (line, entries) = section(&mut top, "expect", "expected verdicts")?;
+    let expect = read_expect(Knobs::new("expect", line, entries))?;
+    top.finish()?;
+
+    Ok(Scenario {
+        name,
+        description,
+        seed,
+        duration_ns: duration_ms * 1_000_000,
+        protocol,
+        resource,
+        network,
+        clocks: clocks.specs,
+        faults: FaultPlan { entries: faults },
+        expect,
+    })
+}
+
+fn read_expect(mut k: Knobs) -> Result<Vec<(Invariant, Expected)>, KnobError> {
+    let ids: Vec<&str> = Invariant::ALL.iter().map(|i| i.id()).collect();
+    let mut expect = Vec::new();
+    for id in ids.iter().copied() {
+        if !k.has(id) {
+            continue;
+        }
+        let expected = k.choice(
+            id,
+            &[
+                ("held", Expected::Held),
+                ("violated", Expected::Violated),
+                ("not_applicable", Expected::NotApplicable),
+            ],
+            Expected::Held,
+            "the expected verdict",
+        )?;
+        expect.push((Invariant::from_id(id).expect("listed ids parse"), expected));
+    }
+    k.finish().map_err(|e| KnobError {
+        message: format!("unknown invariant; known invariants: {}", ids.join(", ")),
+        ..e
+    })?;
+    Ok(expect)
+}

@@ -1,0 +1,159 @@
+//! Trace files (DESIGN section 6): versioned JSON holding the scenario as run (its text), the
+//! seed, the engine version, the result, and every event — one per line, so traces diff well.
+//! `replay` re-runs the embedded scenario and reports the first event that differs.
+
+use std::path::Path;
+
+use locksim_protocols::run;
+use locksim_sim::trace::TraceEvent;
+use locksim_sim::{ENGINE_VERSION, Level, Salience};
+use serde_json::Value;
+
+use crate::load::{LoadError, parse_scenario};
+use crate::report::RunReport;
+
+pub const FORMAT: &str = "locksim-trace";
+pub const VERSION: u64 = 1;
+
+/// The trace of a run, as file text.
+pub fn trace_text(report: &RunReport<'_>) -> String {
+    let header = [
+        ("format", Value::from(FORMAT)),
+        ("version", Value::from(VERSION)),
+        ("engine", Value::from(ENGINE_VERSION)),
+        ("scenario_file", Value::from(report.loaded.file.as_str())),
+        ("seed", Value::from(report.seed)),
+        ("scenario", Value::from(report.loaded.source.as_str())),
+        ("result", report.json()),
+    ];
+    let mut text = String::from("{\n");
+    for (key, value) in header {
+        text.push_str(&format!(
+            "\"{key}\": {},\n",
+            serde_json::to_string(&value).expect("json")
+        ));
+    }
+    text.push_str("\"events\": [\n");
+    let lines: Vec<&str> = report.outcome.trace.iter().map(|e| e.json.as_str()).collect();
+    text.push_str(&lines.join(",\n"));
+    text.push_str("\n]}\n");
+    text
+}
+
+/// A trace read back.
+#[derive(Clone, Debug)]
+pub struct TraceFile {
+    pub scenario_file: String,
+    pub scenario_text: String,
+    pub seed: u64,
+    pub engine: String,
+    pub result: Value,
+    pub events: Vec<Value>,
+}
+
+/// Reads a trace file; the error says what is wrong with it.
+pub fn read(path: &Path) -> Result<TraceFile, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the trace: {e}", path.display()))?;
+    let doc: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}:{}: not a JSON trace: {e}", path.display(), e.line()))?;
+    let field = |key: &str| {
+        doc.get(key)
+            .ok_or_else(|| format!("{}: key `{key}`: missing from the trace", path.display()))
+    };
+    if field("format")?.as_str() != Some(FORMAT) {
+        return Err(format!(
+            "{}: key `format`: not a locksim trace (expected \"{FORMAT}\")",
+            path.display()
+        ));
+    }
+    if field("version")?.as_u64() != Some(VERSION) {
+        return Err(format!(
+            "{}: key `version`: unsupported trace version (this locksim reads {VERSION})",
+            path.display()
+        ));
+    }
+    let text_of = |key: &str| -> Result<String, String> {
+        field(key)?
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("{}: key `{key}`: must be a string", path.display()))
+    };
+    Ok(TraceFile {
+        scenario_file: text_of("scenario_file")?,
+        scenario_text: text_of("scenario")?,
+        engine: text_of("engine")?,
+        seed: field("seed")?
+            .as_u64()
+            .ok_or_else(|| format!("{}: key `seed`: must be an unsigned integer", path.display()))?,
+        result: field("result")?.clone(),
+        events: field("events")?
+            .as_array()
+            .cloned()
+            .ok_or_else(|| format!("{}: key `events`: must be an array", path.display()))?,
+    })
+}
+
+impl TraceFile {
+    /// The recorded events as the timeline renders them.
+    pub fn timeline_events(&self) -> Vec<TraceEvent> {
+        self.events
+            .iter()
+            .map(|e| {
+                let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+                let n = |k: &str| e.get(k).and_then(Value::as_i64).unwrap_or_default();
+                TraceEvent {
+                    index: n("i") as usize,
+                    t_ns: e.get("t_ns").and_then(Value::as_u64).unwrap_or_default(),
+                    node: s("node"),
+                    wall_ns: n("wall_ns"),
+                    mono_ns: e.get("mono_ns").and_then(Value::as_u64).unwrap_or_default(),
+                    kind: s("kind"),
+                    text: s("text"),
+                    salience: match e.get("salience").and_then(Value::as_str) {
+                        Some("salient") => Salience::Salient,
+                        Some("routine") => Salience::Routine,
+                        _ => Salience::Chatter,
+                    },
+                    json: e.to_string(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// What a replay found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Replay {
+    Identical {
+        events: usize,
+    },
+    /// The first event that differs; `None` where one side has no event at that index.
+    Diverged {
+        index: usize,
+        recorded: Option<Value>,
+        replayed: Option<Value>,
+    },
+}
+
+/// Re-runs the trace's scenario with its seed and compares every event.
+pub fn replay(trace: &TraceFile) -> Result<Replay, LoadError> {
+    let scenario = parse_scenario(&trace.scenario_file, &trace.scenario_text)?;
+    let outcome = run(&scenario, trace.seed, Level::Full);
+    let replayed: Vec<Value> = outcome
+        .trace
+        .iter()
+        .map(|e| serde_json::from_str(&e.json).expect("trace lines are JSON"))
+        .collect();
+    let n = replayed.len().max(trace.events.len());
+    for index in 0..n {
+        let (a, b) = (trace.events.get(index), replayed.get(index));
+        if a != b {
+            return Ok(Replay::Diverged {
+                index,
+                recorded: a.cloned(),
+                replayed: b.cloned(),
+            });
+        }
+    }
+    Ok(Replay::Identical { events: n })
+}
