@@ -11,35 +11,53 @@ use crate::time::{fmt_duration, fmt_secs};
 
 use super::{LockFacts, LockSetup, Status, Violation};
 
-/// When the last fault is over, or why it never is.
-fn quiet_from<M, O>(h: &History<M, O>, setup: &LockSetup) -> Result<u64, String> {
-    let mut quiet_ns = 0u64;
+/// When the last fault is over — the true time and the index of the event that ended it, so
+/// that an acquisition at the same instant but before it does not count — or why it never is.
+fn quiet_from<M, O>(h: &History<M, O>, setup: &LockSetup) -> Result<(u64, usize), String> {
+    let mut quiet = (0u64, 0usize);
+    let mut open_pauses = BTreeSet::new();
+    let mut open_crashes = BTreeSet::new();
     let mut open_cuts = BTreeSet::new();
     let mut open_losses = BTreeSet::new();
-    for e in &h.events {
+    for (index, e) in h.events.iter().enumerate() {
         let end_ns = match &e.what {
-            What::Pause { duration_ns, .. } => e.t_ns + duration_ns,
+            What::Pause { .. } => {
+                open_pauses.insert(e.node);
+                continue;
+            }
+            What::Resume => {
+                open_pauses.remove(&e.node);
+                e.t_ns
+            }
             What::Crash {
-                restart_after_ns: Some(after_ns),
-            } => e.t_ns + after_ns,
+                restart_after_ns: Some(_),
+            } => {
+                open_crashes.insert(e.node);
+                continue;
+            }
+            What::Restart => {
+                open_crashes.remove(&e.node);
+                e.t_ns
+            }
             What::Crash { restart_after_ns: None } if setup.servers.contains(&e.node) => {
                 return Err(format!("{} crashed and never restarts", h.names.of(e.node)));
             }
             What::Crash { restart_after_ns: None } | What::ClockJump { .. } => e.t_ns,
             What::Partition { fault, .. } => {
                 open_cuts.insert(*fault);
-                e.t_ns
+                continue;
             }
             What::Heal { fault } => {
                 open_cuts.remove(fault);
                 e.t_ns
             }
+            // Messages sent at the end of a delay window are still in flight for `extra_ns`.
             What::Delay {
                 window_ns, extra_ns, ..
             } => e.t_ns + window_ns + extra_ns,
             What::Lossy { fault, .. } => {
                 open_losses.insert(*fault);
-                e.t_ns
+                continue;
             }
             What::WindowEnd { fault } => {
                 open_losses.remove(fault);
@@ -47,7 +65,13 @@ fn quiet_from<M, O>(h: &History<M, O>, setup: &LockSetup) -> Result<u64, String>
             }
             _ => continue,
         };
-        quiet_ns = quiet_ns.max(end_ns);
+        quiet = quiet.max((end_ns, index));
+    }
+    if let Some(node) = open_pauses.first() {
+        return Err(format!("{} is still paused when the run ends", h.names.of(*node)));
+    }
+    if let Some(node) = open_crashes.first() {
+        return Err(format!("{} has not restarted when the run ends", h.names.of(*node)));
     }
     if !open_cuts.is_empty() {
         return Err("a partition never heals".into());
@@ -55,19 +79,21 @@ fn quiet_from<M, O>(h: &History<M, O>, setup: &LockSetup) -> Result<u64, String>
     if !open_losses.is_empty() {
         return Err("message loss never ends".into());
     }
-    Ok(quiet_ns)
+    Ok(quiet)
 }
 
 pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
-    let quiet_ns = match quiet_from(h, setup) {
-        Ok(t) => t,
+    let (quiet_ns, quiet_index) = match quiet_from(h, setup) {
+        Ok(q) => q,
         Err(why) => return Status::NotApplicable(why),
     };
     let deadline_ns = quiet_ns.saturating_add(setup.liveness_window_ns);
-    let acquired = facts
-        .all
-        .iter()
-        .find(|f| matches!(f.obs, LockObs::Acquired { .. }) && f.t_ns >= quiet_ns && f.t_ns <= deadline_ns);
+    let acquired = facts.all.iter().find(|f| {
+        matches!(f.obs, LockObs::Acquired { .. })
+            && f.t_ns >= quiet_ns
+            && f.index > quiet_index
+            && f.t_ns <= deadline_ns
+    });
     if let Some(f) = acquired {
         return Status::Held(format!(
             "{} acquired at {}, {} after the faults ended",
