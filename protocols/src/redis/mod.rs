@@ -45,7 +45,7 @@ impl SingleRedis {
             "liveness_window_ms",
             default_window_ms,
             1,
-            u64::MAX / 1_000_000,
+            30 * 24 * 3_600_000,
             "liveness: some client must acquire within this after the last fault (default 3 x ttl)",
         )?;
         Ok(ProtocolConfig::SingleRedis(SingleRedis {

@@ -1,0 +1,240 @@
+//! Bad input gets a clear error, never a panic: the file, the line, the key and what is wrong,
+//! and exit status 2 (DESIGN section 6).
+
+mod common;
+
+use std::path::PathBuf;
+
+/// A minimal valid scenario, edited by each case.
+const VALID: &str = r#"name = "ok"
+duration_ms = 60000
+
+[protocol]
+kind = "single-redis"
+ttl_ms = 10000
+
+[[fault]]
+kind = "pause"
+node = "client-0"
+after = "read_done"
+duration_ms = 15000
+"#;
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("locksim-bad-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `locksim run` on `text` and checks exit 2 and that stderr says each of `says`.
+fn rejects(name: &str, text: &str, says: &[&str]) {
+    let path = write(name, text);
+    let o = common::locksim(&["run", path.to_str().unwrap()]);
+    let err = common::stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{name}: exit 2, got {:?}; stderr: {err}",
+        o.status.code()
+    );
+    assert!(!err.contains("panicked"), "{name}: no panic: {err}");
+    assert!(err.contains(path.to_str().unwrap()), "{name}: names the file: {err}");
+    for s in says {
+        assert!(err.contains(s), "{name}: says {s:?}: {err}");
+    }
+}
+
+#[test]
+fn the_valid_base_runs() {
+    let path = write("valid.toml", VALID);
+    let o = common::locksim(&["run", path.to_str().unwrap(), "--timeline", "none"]);
+    assert_ne!(o.status.code(), Some(2), "{}", common::stderr(&o));
+}
+
+#[test]
+fn missing_file() {
+    let o = common::locksim(&["run", "scenarios/no-such-scenario.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = common::stderr(&o);
+    assert!(
+        err.contains("scenarios/no-such-scenario.toml") && err.contains("cannot read"),
+        "{err}"
+    );
+}
+
+#[test]
+fn toml_syntax_error_names_the_line() {
+    rejects(
+        "syntax.toml",
+        &VALID.replace("ttl_ms = 10000", "ttl_ms = = 10000"),
+        &[":6:", "TOML syntax error"],
+    );
+}
+
+#[test]
+fn unknown_key_names_line_and_key() {
+    rejects(
+        "unknown-key.toml",
+        &VALID.replace("ttl_ms = 10000", "ttl_ms = 10000\nttl_msec = 5"),
+        &[":7:", "key `protocol.ttl_msec`", "unknown key"],
+    );
+    rejects(
+        "unknown-top.toml",
+        &format!("durration_ms = 5\n{VALID}"),
+        &[":1:", "key `durration_ms`", "unknown key"],
+    );
+    rejects(
+        "unknown-fault-key.toml",
+        &VALID.replace("duration_ms = 15000", "duration_ms = 15000\nsuspnd = true"),
+        &[":13:", "key `fault[0].suspnd`", "unknown key"],
+    );
+}
+
+#[test]
+fn unknown_protocol_kind() {
+    rejects(
+        "kind.toml",
+        &VALID.replace("\"single-redis\"", "\"zookeeper\""),
+        &[
+            ":5:",
+            "key `protocol.kind`",
+            "unknown protocol kind \"zookeeper\"",
+            "single-redis",
+        ],
+    );
+}
+
+#[test]
+fn fault_on_a_node_that_does_not_exist() {
+    rejects(
+        "node.toml",
+        &VALID.replace("node = \"client-0\"", "node = \"client-7\""),
+        &[
+            ":10:",
+            "key `fault[0].node`",
+            "unknown node \"client-7\"",
+            "client-0, client-1, server-0, resource",
+        ],
+    );
+}
+
+#[test]
+fn zero_ttl() {
+    rejects(
+        "ttl.toml",
+        &VALID.replace("ttl_ms = 10000", "ttl_ms = 0"),
+        &[":6:", "key `protocol.ttl_ms`", "got 0"],
+    );
+}
+
+#[test]
+fn durations_that_overflow() {
+    rejects(
+        "overflow-int.toml",
+        &VALID.replace("duration_ms = 60000", "duration_ms = 99999999999999999999"),
+        &[":2:", "key `duration_ms`", "out of range"],
+    );
+    rejects(
+        "overflow-ns.toml",
+        &VALID.replace("duration_ms = 60000", "duration_ms = 9223372036854775807"),
+        &[":2:", "key `duration_ms`", "between 1 and"],
+    );
+    rejects(
+        "overflow-fault.toml",
+        &VALID.replace("duration_ms = 15000", "duration_ms = 18446744073709"),
+        &[":12:", "key `fault[0].duration_ms`", "between 1 and"],
+    );
+}
+
+#[test]
+fn other_impossible_values() {
+    let cases: &[(&str, String, &[&str])] = &[
+        (
+            "event.toml",
+            VALID.replace("after = \"read_done\"", "after = \"aquired\""),
+            &["key `fault[0].after`", "no event \"aquired\"", "acquired"],
+        ),
+        (
+            "trigger.toml",
+            VALID.replace("after = \"read_done\"", "after = \"read_done\"\nat_ms = 5"),
+            &["key `fault[0].after`", "not both"],
+        ),
+        (
+            "no-trigger.toml",
+            VALID.replace("after = \"read_done\"\n", ""),
+            &["key `fault[0].at_ms`", "missing"],
+        ),
+        (
+            "expect.toml",
+            format!("{VALID}\n[expect]\nmutual_exclusions = \"held\"\n"),
+            &["key `expect.mutual_exclusions`", "unknown invariant"],
+        ),
+        (
+            "verdict.toml",
+            format!("{VALID}\n[expect]\nmutual_exclusion = \"ok\"\n"),
+            &["key `expect.mutual_exclusion`", "unknown value \"ok\""],
+        ),
+        (
+            "fencing.toml",
+            format!("{VALID}\n[resource]\nfencing = \"strict\"\n"),
+            &["key `resource.fencing`", "issues none"],
+        ),
+        (
+            "drift.toml",
+            format!("{VALID}\n[[clock]]\nnode = \"server-0\"\ndrift_ppm = -1000000\n"),
+            &["key `clock[0].drift_ppm`", "got -1000000"],
+        ),
+        (
+            "latency.toml",
+            format!("{VALID}\n[network]\nlatency_min_ms = 10\nlatency_max_ms = 2\n"),
+            &["key `network.latency_max_ms`", "at least latency_min_ms"],
+        ),
+        (
+            "type.toml",
+            VALID.replace("ttl_ms = 10000", "ttl_ms = \"10s\""),
+            &["key `protocol.ttl_ms`", "must be an integer, not a string"],
+        ),
+        (
+            "renew.toml",
+            VALID.replace("ttl_ms = 10000", "ttl_ms = 10000\nrenew_every_ms = 10000"),
+            &["key `protocol.renew_every_ms`", "below ttl_ms"],
+        ),
+        (
+            "partition.toml",
+            format!(
+                "{VALID}\n[[fault]]\nkind = \"partition\"\nat_ms = 5\ngroups = [[\"client-0\"], [\"client-0\", \"server-0\"]]\n"
+            ),
+            &["key `fault[1].groups`", "in two groups"],
+        ),
+        (
+            "no-name.toml",
+            VALID.replace("name = \"ok\"\n", ""),
+            &["key `name`", "missing"],
+        ),
+    ];
+    for (name, text, says) in cases {
+        rejects(name, text, says);
+    }
+}
+
+#[test]
+fn bad_traces_and_arguments_exit_2() {
+    let not_json = write("not-a-trace.json", "{ nope");
+    let o = common::locksim(&["replay", not_json.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("not a JSON trace"),
+        "{}",
+        common::stderr(&o)
+    );
+    let other_json = write("other.json", "{\"format\": \"something-else\"}");
+    let o = common::locksim(&["replay", other_json.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(common::stderr(&o).contains("not a locksim trace"));
+    let o = common::locksim(&["run", "scenarios/single-redis/no-faults.toml", "--seed", "-1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = common::locksim(&["run", "scenarios/single-redis/no-faults.toml", "--format", "yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+}

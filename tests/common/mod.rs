@@ -1,0 +1,53 @@
+//! Shared by the integration tests: where the catalogue is, and how to run the binary.
+
+#![allow(dead_code)] // each test crate uses part of this module
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every scenario file under `scenarios/`, sorted.
+pub fn catalogue() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .expect("scenarios/ is readable")
+            .map(|e| e.expect("dir entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&root().join("scenarios"), &mut out);
+    assert!(!out.is_empty(), "the catalogue is empty");
+    out
+}
+
+pub fn scenario(rel: &str) -> PathBuf {
+    root().join("scenarios").join(rel)
+}
+
+/// Runs the `locksim` binary.
+pub fn locksim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_locksim"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the locksim binary runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}

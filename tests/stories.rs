@@ -1,0 +1,273 @@
+//! The single-Redis stories, checked event by event: not only the verdicts but the facts that
+//! make them true (who wrote, with which token, what the clocks said), so a model that reached
+//! the right verdict for the wrong reason fails here.
+
+mod common;
+
+use locksim::load::load_file;
+use locksim::protocols::run;
+use locksim::sim::{Invariant, Level, Status};
+use serde_json::Value;
+
+struct Run {
+    verdicts: Vec<(Invariant, Status)>,
+    events: Vec<Value>,
+}
+
+fn run_story(rel: &str, seed: u64) -> Run {
+    let s = load_file(&common::scenario(rel)).unwrap().scenario;
+    let o = run(&s, seed, Level::Full);
+    Run {
+        verdicts: o.verdicts.into_iter().map(|v| (v.invariant, v.status)).collect(),
+        events: o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
+    }
+}
+
+impl Run {
+    fn status(&self, i: Invariant) -> &Status {
+        &self.verdicts.iter().find(|(x, _)| *x == i).unwrap().1
+    }
+
+    fn violated_at(&self, i: Invariant) -> &Value {
+        match self.status(i) {
+            Status::Violated(v) => &self.events[v.event],
+            other => panic!("{i} not violated: {other:?}"),
+        }
+    }
+
+    fn all(&self, node: &str, kind: &str) -> Vec<&Value> {
+        self.events
+            .iter()
+            .filter(|e| e["node"] == node && e["kind"] == kind)
+            .collect()
+    }
+
+    fn first(&self, node: &str, kind: &str) -> &Value {
+        self.all(node, kind)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("{node} never recorded {kind}"))
+    }
+}
+
+fn t(e: &Value) -> u64 {
+    e["t_ns"].as_u64().unwrap()
+}
+
+const S: u64 = 1_000_000_000;
+
+#[test]
+fn no_faults_every_invariant_held_and_the_counter_counts_every_accepted_write() {
+    for seed in 0..10 {
+        let r = run_story("single-redis/no-faults.toml", seed);
+        for (i, status) in &r.verdicts {
+            assert!(matches!(status, Status::Held(_)), "seed {seed}: {i} {status:?}");
+        }
+        let writes: Vec<&Value> = r.events.iter().filter(|e| e["kind"] == "write_applied").collect();
+        assert!(writes.len() >= 30, "a busy minute: {} writes", writes.len());
+        let last = writes.last().unwrap()["value"].as_u64().unwrap();
+        assert_eq!(
+            last,
+            writes.len() as u64,
+            "seed {seed}: final counter = accepted writes"
+        );
+        let clients: std::collections::BTreeSet<&str> = r
+            .events
+            .iter()
+            .filter(|e| e["kind"] == "acquired")
+            .map(|e| e["node"].as_str().unwrap())
+            .collect();
+        assert_eq!(clients.len(), 3, "all three clients got the lock");
+    }
+}
+
+#[test]
+fn gc_pause_without_fencing_the_late_write_lands_after_the_next_holder() {
+    let r = run_story("single-redis/kleppmann-gc-pause.toml", 1);
+    let stale = r.violated_at(Invariant::StaleWrite);
+    assert_eq!(stale["kind"], "write_applied");
+    assert_eq!(stale["text"].as_str().unwrap().contains("from client-0"), true);
+    let pause = r.first("client-0", "pause");
+    let resume = r.first("client-0", "resume");
+    assert_eq!(t(resume) - t(pause), 15 * S);
+    assert!(t(stale) > t(resume), "client-0 wrote after waking");
+    let next = r
+        .all("client-1", "acquired")
+        .into_iter()
+        .find(|a| t(a) > t(pause))
+        .unwrap();
+    assert!(t(next) < t(resume), "client-1 acquired during the pause");
+    assert_eq!(
+        r.violated_at(Invariant::LostUpdate),
+        stale,
+        "the stale write is also the lost update"
+    );
+    assert!(matches!(r.status(Invariant::MutualExclusion), Status::Held(_)));
+}
+
+#[test]
+fn gc_pause_with_fencing_the_old_token_is_rejected_below_the_max() {
+    for seed in 0..10 {
+        let r = run_story("single-redis/kleppmann-gc-pause-fenced.toml", seed);
+        let refused = r.first("resource", "write_refused");
+        assert!(refused["text"].as_str().unwrap().contains("from client-0"));
+        let (token, max) = (refused["token"].as_u64().unwrap(), refused["max"].as_u64().unwrap());
+        assert!(token < max, "seed {seed}: token {token} below max {max}");
+        let rejected = r.first("client-0", "write_rejected");
+        assert!(
+            rejected["text"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("token {token} < max {max}"))
+        );
+        for i in [Invariant::FencingOrder, Invariant::StaleWrite, Invariant::LostUpdate] {
+            assert!(matches!(r.status(i), Status::Held(_)), "seed {seed}: {i}");
+        }
+    }
+}
+
+#[test]
+fn fencing_orders_writes_but_accepts_a_stale_one_the_resource_cannot_know_about() {
+    let r = run_story("single-redis/fencing-is-ordering.toml", 1);
+    let stale = r.violated_at(Invariant::StaleWrite);
+    assert_eq!(stale["client"], 0, "client-0's write");
+    assert_eq!(stale["token"], 1);
+    let holder = r
+        .all("client-1", "acquired")
+        .into_iter()
+        .find(|a| a["token"] == 2)
+        .unwrap();
+    assert!(
+        t(holder) < t(stale),
+        "client-1 held token 2 before client-0's token-1 write was accepted"
+    );
+    let lost = r.violated_at(Invariant::LostUpdate);
+    assert_eq!((lost["client"].as_u64(), lost["token"].as_u64()), (Some(1), Some(2)));
+    assert!(t(lost) > t(stale));
+    assert!(matches!(r.status(Invariant::FencingOrder), Status::Held(_)));
+}
+
+#[test]
+fn a_pause_before_the_check_is_caught_after_the_check_it_is_not() {
+    let caught = run_story("single-redis/gc-pause-caught-by-deadline-check.toml", 1);
+    let check = caught
+        .all("client-0", "deadline_checked")
+        .into_iter()
+        .find(|c| c["ok"] == false);
+    assert!(check.is_some(), "client-0 found its deadline passed");
+    assert!(caught.all("client-0", "lock_lost").len() == 1);
+    let missed = run_story("single-redis/check-then-write-pause.toml", 1);
+    let first_check = missed.first("client-0", "deadline_checked");
+    assert_eq!(first_check["ok"], true);
+    assert!(matches!(missed.status(Invariant::StaleWrite), Status::Violated(_)));
+}
+
+#[test]
+fn vm_suspend_stops_the_monotonic_clock_and_fools_the_check() {
+    let r = run_story("single-redis/vm-suspend.toml", 1);
+    let resume = r.first("client-0", "resume");
+    let check = r
+        .all("client-0", "deadline_checked")
+        .into_iter()
+        .find(|c| t(c) > t(resume))
+        .unwrap();
+    assert_eq!(check["ok"], true, "the check passes");
+    assert!(t(check) > 15 * S, "in true time the lease is long gone");
+    assert!(
+        check["mono_ns"].as_u64().unwrap() < 2 * S,
+        "but the monotonic clock says ~1 s passed"
+    );
+    assert!(
+        check["wall_ns"].as_i64().unwrap() > 15 * S as i64,
+        "while the wall clock kept running"
+    );
+    assert!(matches!(r.status(Invariant::MutualExclusion), Status::Violated(_)));
+    // The twin: the same pause without suspend is caught.
+    let twin = run_story("single-redis/gc-pause-caught-by-deadline-check.toml", 1);
+    assert!(matches!(twin.status(Invariant::MutualExclusion), Status::Held(_)));
+}
+
+#[test]
+fn plain_del_deletes_another_clients_key_compare_and_delete_does_not() {
+    let r = run_story("single-redis/plain-del-release.toml", 1);
+    let deleted = r
+        .events
+        .iter()
+        .find(|e| e["kind"] == "key_deleted" && e["cause"] == "plain_del")
+        .unwrap();
+    let lease = &deleted["lease"];
+    let owner = r
+        .events
+        .iter()
+        .find(|e| e["kind"] == "acquired" && &e["lease"] == lease)
+        .unwrap();
+    let releaser = r
+        .events
+        .iter()
+        .filter(|e| e["kind"] == "released" && t(e) <= t(deleted))
+        .last()
+        .unwrap();
+    assert_ne!(
+        owner["node"], releaser["node"],
+        "the DEL came from someone else than the key's owner"
+    );
+    let fixed = run_story("single-redis/plain-del-release-fixed.toml", 1);
+    assert!(
+        fixed
+            .events
+            .iter()
+            .all(|e| e["kind"] != "key_deleted" || e["cause"] == "release")
+    );
+    let late = fixed.events.iter().filter(|e| e["kind"] == "lock_lost").count();
+    assert!(
+        late > 5,
+        "late releases happen in the fixed twin too ({late}), they just remove nothing"
+    );
+}
+
+#[test]
+fn a_paused_holders_checked_renewal_notices_a_blind_one_extends_the_next_holders_key() {
+    let checked = run_story("single-redis/renewal-pause-checked.toml", 1);
+    let resume = checked.first("client-0", "resume");
+    let lost = checked.first("client-0", "lock_lost");
+    assert!(t(lost) >= t(resume));
+    assert!(
+        checked
+            .all("client-0", "renewed")
+            .iter()
+            .all(|r| t(r) < t(resume) || t(r) > t(lost))
+    );
+    let blind = run_story("single-redis/renewal-pause-blind.toml", 1);
+    let bad = blind.violated_at(Invariant::MutualExclusion);
+    assert_eq!(
+        (bad["node"].as_str(), bad["kind"].as_str()),
+        (Some("client-0"), Some("renewed"))
+    );
+    let extended = blind
+        .events
+        .iter()
+        .filter(|e| e["kind"] == "key_extended" && t(e) <= t(bad))
+        .last()
+        .unwrap();
+    let holder = blind.all("client-1", "acquired").into_iter().next().unwrap();
+    assert_eq!(
+        extended["lease"], holder["lease"],
+        "the key client-0 extended was client-1's"
+    );
+}
+
+#[test]
+fn setnx_then_expire_crash_leaks_a_key_without_ttl() {
+    let r = run_story("single-redis/setnx-then-expire-crash.toml", 1);
+    let set = r.first("server-0", "key_set");
+    assert!(set["expiry"].is_null(), "SETNX leaves no TTL");
+    let crash = r.first("client-0", "crash");
+    assert!(r.events.iter().all(|e| e["kind"] != "acquired" || t(e) <= t(crash)));
+    assert!(
+        r.events.iter().all(|e| e["kind"] != "key_extended"),
+        "EXPIRE never arrived"
+    );
+    let twin = run_story("single-redis/set-nx-px-crash.toml", 1);
+    assert!(twin.first("server-0", "key_set")["expiry"].is_object());
+    assert!(matches!(twin.status(Invariant::Liveness), Status::Held(_)));
+}
