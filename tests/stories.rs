@@ -86,7 +86,7 @@ fn gc_pause_without_fencing_the_late_write_lands_after_the_next_holder() {
     let r = run_story("single-redis/kleppmann-gc-pause.toml", 1);
     let stale = r.violated_at(Invariant::StaleWrite);
     assert_eq!(stale["kind"], "write_applied");
-    assert_eq!(stale["text"].as_str().unwrap().contains("from client-0"), true);
+    assert!(stale["text"].as_str().unwrap().contains("from client-0"));
     let pause = r.first("client-0", "pause");
     let resume = r.first("client-0", "resume");
     assert_eq!(t(resume) - t(pause), 15 * S);
@@ -204,8 +204,7 @@ fn plain_del_deletes_another_clients_key_compare_and_delete_does_not() {
     let releaser = r
         .events
         .iter()
-        .filter(|e| e["kind"] == "released" && t(e) <= t(deleted))
-        .last()
+        .rfind(|e| e["kind"] == "released" && t(e) <= t(deleted))
         .unwrap();
     assert_ne!(
         owner["node"], releaser["node"],
@@ -246,8 +245,7 @@ fn a_paused_holders_checked_renewal_notices_a_blind_one_extends_the_next_holders
     let extended = blind
         .events
         .iter()
-        .filter(|e| e["kind"] == "key_extended" && t(e) <= t(bad))
-        .last()
+        .rfind(|e| e["kind"] == "key_extended" && t(e) <= t(bad))
         .unwrap();
     let holder = blind.all("client-1", "acquired").into_iter().next().unwrap();
     assert_eq!(
