@@ -55,6 +55,14 @@ enum Command {
     List,
 }
 
+/// Writes to stdout. A reader that stops early (`| head`) closes the pipe; that is not an
+/// error worth a panic, so write errors end the output quietly.
+fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+}
+
 const OK: u8 = 0;
 const FAILED: u8 = 1;
 const BAD_INPUT: u8 = 2;
@@ -71,7 +79,7 @@ pub fn main() -> ExitCode {
         } => run(scenario, seed, trace, format, timeline),
         Command::Replay { trace } => replay(trace),
         Command::List => {
-            print!("{}", crate::list::render());
+            out(&crate::list::render());
             OK
         }
     })
@@ -93,8 +101,8 @@ fn run(path: PathBuf, seed: Option<u64>, trace: Option<PathBuf>, format: Format,
         return BAD_INPUT;
     }
     match format {
-        Format::Text => print!("{}", render_run(&report, timeline)),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report.json()).expect("json")),
+        Format::Text => out(&render_run(&report, timeline)),
+        Format::Json => out(&format!("{}\n", serde_json::to_string_pretty(&report.json()).expect("json"))),
     }
     if report.as_expected() {
         OK
@@ -127,10 +135,10 @@ fn replay(path: PathBuf) -> u8 {
             BAD_INPUT
         }
         Ok(Replay::Identical { events }) => {
-            println!(
-                "identical: {events} events of {} (seed {}) replayed exactly",
+            out(&format!(
+                "identical: {events} events of {} (seed {}) replayed exactly\n",
                 trace.scenario_file, trace.seed
-            );
+            ));
             OK
         }
         Ok(Replay::Diverged {
@@ -139,9 +147,11 @@ fn replay(path: PathBuf) -> u8 {
             replayed,
         }) => {
             let show = |v: Option<serde_json::Value>| v.map_or("(no event)".to_string(), |v| v.to_string());
-            println!("diverges at event #{index}");
-            println!("  recorded: {}", show(recorded));
-            println!("  replayed: {}", show(replayed));
+            out(&format!(
+                "diverges at event #{index}\n  recorded: {}\n  replayed: {}\n",
+                show(recorded),
+                show(replayed)
+            ));
             FAILED
         }
     }

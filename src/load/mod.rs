@@ -95,7 +95,7 @@ pub fn parse_scenario(file: &str, text: &str) -> Result<Scenario, LoadError> {
 
 /// Documents `[network]` for `locksim list`.
 pub fn network_docs(k: &mut Knobs) -> Result<(), KnobError> {
-    network::parse(k).map(|_| ())
+    network::parse(k, &Topology::new(Vec::new())).map(|_| ())
 }
 
 /// A sub-table of the document, or an empty one.
@@ -163,12 +163,12 @@ fn read(mut top: Knobs) -> Result<Scenario, KnobError> {
     }
     rk.finish()?;
 
+    let topo = Topology::new(protocol.topology());
     let (line, entries) = section(&mut top, "network", "link latency and reordering")?;
     let mut nk = Knobs::new("network", line, entries);
-    let network = network::parse(&mut nk)?;
+    let network = network::parse(&mut nk, &topo)?;
     nk.finish()?;
 
-    let topo = Topology::new(protocol.topology());
     let clocks = clocks::parse(array(&mut top, "clock", "per-node clocks")?, &topo, duration_ms)?;
     let mut faults = faults::parse(array(&mut top, "fault", "the fault plan")?, &topo, duration_ms)?;
     faults.extend(clocks.jumps);
