@@ -102,7 +102,10 @@ fn run(path: PathBuf, seed: Option<u64>, trace: Option<PathBuf>, format: Format,
     }
     match format {
         Format::Text => out(&render_run(&report, timeline)),
-        Format::Json => out(&format!("{}\n", serde_json::to_string_pretty(&report.json()).expect("json"))),
+        Format::Json => out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report.json()).expect("json")
+        )),
     }
     if report.as_expected() {
         OK

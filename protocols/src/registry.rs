@@ -30,7 +30,8 @@ pub fn find(kind: &str) -> Option<&'static ProtocolSpec> {
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub verdicts: Vec<Verdict>,
-    /// Every event (with `Level::Full`) or only facts and faults (with `Level::Facts`).
+    /// Every event, erased for traces and timelines — with `Level::Full` only: building it
+    /// costs several times the simulation itself, and exploration wants verdicts alone.
     pub trace: Vec<TraceEvent>,
     pub stats: Stats,
     pub end_ns: u64,
@@ -51,7 +52,11 @@ pub fn run(s: &Scenario, seed: u64, level: Level) -> Outcome {
             let history = World::new(nodes, cfg).run();
             Outcome {
                 verdicts: check_lock(&history, &setup),
-                trace: erase(&history),
+                trace: if level == Level::Full {
+                    erase(&history)
+                } else {
+                    Vec::new()
+                },
                 stats: history.stats,
                 end_ns: history.end_ns,
             }

@@ -9,8 +9,20 @@ use super::topology::Topology;
 const MAX_LATENCY_MS: u64 = 3_600_000;
 
 fn latency(k: &mut Knobs, default: (u64, u64)) -> Result<Latency, KnobError> {
-    let min_ns = k.millis("latency_min_ms", default.0, 0, MAX_LATENCY_MS, "lowest one-way latency of a message")?;
-    let max_ns = k.millis("latency_max_ms", default.1, 0, MAX_LATENCY_MS, "highest one-way latency of a message")?;
+    let min_ns = k.millis(
+        "latency_min_ms",
+        default.0,
+        0,
+        MAX_LATENCY_MS,
+        "lowest one-way latency of a message",
+    )?;
+    let max_ns = k.millis(
+        "latency_max_ms",
+        default.1,
+        0,
+        MAX_LATENCY_MS,
+        "highest one-way latency of a message",
+    )?;
     if max_ns < min_ns {
         return Err(k.error(
             "latency_max_ms",
@@ -58,7 +70,13 @@ pub fn parse(k: &mut Knobs, topo: &Topology) -> Result<NetworkConfig, KnobError>
             }
         }
         Some(other) => {
-            return Err(k.error("link", format!("must be an array of tables ([[network.link]]), not {}", other.type_name())));
+            return Err(k.error(
+                "link",
+                format!(
+                    "must be an array of tables ([[network.link]]), not {}",
+                    other.type_name()
+                ),
+            ));
         }
     }
     Ok(NetworkConfig {
