@@ -6,6 +6,7 @@ pub mod knobs;
 pub mod lock_client;
 pub mod lock_world;
 pub mod redis;
+pub mod redlock;
 pub mod registry;
 pub mod resource;
 pub mod scenario;

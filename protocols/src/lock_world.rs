@@ -6,18 +6,40 @@ use std::fmt;
 use locksim_sim::{Ctx, LockObs, Node, NodeId, TimerTag};
 
 use crate::lock_client::LockClient;
-use crate::redis::cmd::{Cmd, Reply};
+use crate::redis::cmd::{Cmd, Key, Reply};
 use crate::redis::server::RedisServer;
+use crate::redis::store::Entry;
 use crate::resource::{Resource, ResourceOp, ResourceReply};
 
 /// A request carries the sender's request id; the reply echoes it, so late replies to
 /// abandoned requests are recognised and ignored.
 #[derive(Clone, Debug)]
 pub enum Msg {
-    Redis { req: u64, cmd: Cmd },
-    RedisReply { req: u64, reply: Reply },
-    Resource { req: u64, op: ResourceOp },
-    ResourceReply { req: u64, reply: ResourceReply },
+    Redis {
+        req: u64,
+        cmd: Cmd,
+    },
+    RedisReply {
+        req: u64,
+        reply: Reply,
+    },
+    Resource {
+        req: u64,
+        op: ResourceOp,
+    },
+    ResourceReply {
+        req: u64,
+        reply: ResourceReply,
+    },
+    /// A primary's replication stream: `key` is now `entry` (absent: deleted).
+    Replicate {
+        key: Key,
+        entry: Option<Entry>,
+    },
+    /// Sentinel's `+switch-master`: `primary` now serves.
+    SwitchMaster {
+        primary: NodeId,
+    },
 }
 
 impl fmt::Display for Msg {
@@ -27,6 +49,9 @@ impl fmt::Display for Msg {
             Msg::RedisReply { reply, .. } => write!(f, "{reply}"),
             Msg::Resource { op, .. } => write!(f, "{op}"),
             Msg::ResourceReply { reply, .. } => write!(f, "{reply}"),
+            Msg::Replicate { key, entry: Some(e) } => write!(f, "REPLICATE {key} := {}", e.value),
+            Msg::Replicate { key, entry: None } => write!(f, "REPLICATE DEL {key}"),
+            Msg::SwitchMaster { .. } => f.write_str("+switch-master: the sender is the primary now"),
         }
     }
 }
@@ -54,7 +79,10 @@ impl Node for LockNode {
 
     fn on_msg(&mut self, ctx: &mut LockCtx<'_>, from: NodeId, msg: Msg) {
         match self {
-            LockNode::Client(n) => n.on_msg(ctx, msg),
+            LockNode::Client(n) => match msg {
+                Msg::SwitchMaster { primary } => n.switch_primary(primary),
+                msg => n.on_msg(ctx, from, msg),
+            },
             LockNode::Redis(n) => n.on_msg(ctx, from, msg),
             LockNode::Resource(n) => n.on_msg(ctx, from, msg),
         }
@@ -79,6 +107,12 @@ impl Node for LockNode {
     fn on_clock_jump(&mut self, ctx: &mut LockCtx<'_>) {
         if let LockNode::Redis(n) = self {
             n.on_clock_jump(ctx);
+        }
+    }
+
+    fn on_failover(&mut self, ctx: &mut LockCtx<'_>, primary: NodeId) {
+        if let LockNode::Redis(n) = self {
+            n.on_failover(ctx, primary);
         }
     }
 }

@@ -7,6 +7,7 @@ use locksim_sim::{Level, Stats, Verdict, World, WorldConfig};
 
 use crate::knobs::{KnobError, Knobs};
 use crate::redis::SingleRedis;
+use crate::redlock::Redlock;
 use crate::scenario::{ProtocolConfig, Scenario};
 
 /// One protocol model.
@@ -16,11 +17,18 @@ pub struct ProtocolSpec {
     pub parse: fn(&mut Knobs) -> Result<ProtocolConfig, KnobError>,
 }
 
-pub const PROTOCOLS: &[ProtocolSpec] = &[ProtocolSpec {
-    kind: "single-redis",
-    summary: "one Redis: SET NX PX lock, compare-and-delete release, optional renewal and INCR fencing tokens",
-    parse: SingleRedis::parse,
-}];
+pub const PROTOCOLS: &[ProtocolSpec] = &[
+    ProtocolSpec {
+        kind: "single-redis",
+        summary: "one Redis (optionally with an async replica and failover): SET NX PX lock, compare-and-delete release, optional renewal and INCR fencing tokens",
+        parse: SingleRedis::parse,
+    },
+    ProtocolSpec {
+        kind: "redlock",
+        summary: "N independent Redis masters, majority quorum, validity = ttl - elapsed - (ttl * drift_factor + 2 ms); no fencing of its own",
+        parse: Redlock::parse,
+    },
+];
 
 pub fn find(kind: &str) -> Option<&'static ProtocolSpec> {
     PROTOCOLS.iter().find(|p| p.kind == kind)
@@ -46,20 +54,19 @@ pub fn run(s: &Scenario, seed: u64, level: Level) -> Outcome {
         faults: s.faults.clone(),
         level,
     };
-    match &s.protocol {
-        ProtocolConfig::SingleRedis(p) => {
-            let (nodes, setup) = p.build(s);
-            let history = World::new(nodes, cfg).run();
-            Outcome {
-                verdicts: check_lock(&history, &setup),
-                trace: if level == Level::Full {
-                    erase(&history)
-                } else {
-                    Vec::new()
-                },
-                stats: history.stats,
-                end_ns: history.end_ns,
-            }
-        }
+    let (nodes, setup) = match &s.protocol {
+        ProtocolConfig::SingleRedis(p) => p.build(s),
+        ProtocolConfig::Redlock(p) => p.build(s),
+    };
+    let history = World::new(nodes, cfg).run();
+    Outcome {
+        verdicts: check_lock(&history, &setup),
+        trace: if level == Level::Full {
+            erase(&history)
+        } else {
+            Vec::new()
+        },
+        stats: history.stats,
+        end_ns: history.end_ns,
     }
 }

@@ -4,6 +4,7 @@
 use locksim_sim::{ClockSpec, FaultPlan, Invariant, NetworkConfig, NodeId};
 
 use crate::redis::SingleRedis;
+use crate::redlock::Redlock;
 use crate::resource::ResourceConfig;
 
 /// What a scenario expects of an invariant.
@@ -47,12 +48,14 @@ impl Role {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProtocolConfig {
     SingleRedis(SingleRedis),
+    Redlock(Redlock),
 }
 
 impl ProtocolConfig {
     pub fn kind(&self) -> &'static str {
         match self {
             ProtocolConfig::SingleRedis(_) => "single-redis",
+            ProtocolConfig::Redlock(_) => "redlock",
         }
     }
 
@@ -60,6 +63,15 @@ impl ProtocolConfig {
     pub fn topology(&self) -> Vec<(String, Role)> {
         match self {
             ProtocolConfig::SingleRedis(p) => p.topology(),
+            ProtocolConfig::Redlock(p) => p.topology(),
+        }
+    }
+
+    /// The nodes a `failover` fault may name: primaries that have a replica.
+    pub fn failover_targets(&self) -> Vec<String> {
+        match self {
+            ProtocolConfig::SingleRedis(p) => p.failover_targets(),
+            ProtocolConfig::Redlock(_) => Vec::new(),
         }
     }
 
@@ -67,6 +79,7 @@ impl ProtocolConfig {
     pub fn issues_tokens(&self) -> bool {
         match self {
             ProtocolConfig::SingleRedis(p) => p.issues_tokens(),
+            ProtocolConfig::Redlock(p) => p.issues_tokens(),
         }
     }
 }

@@ -54,6 +54,8 @@ pub enum FaultAction {
         window_ns: Option<u64>,
         duplicate: bool,
     },
+    /// A replicated store promotes the replica of `node`; what it had not received is lost.
+    Failover { node: NodeId },
 }
 
 /// One fault plan entry.

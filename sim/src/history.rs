@@ -93,6 +93,10 @@ pub enum What<M, O> {
     WindowEnd {
         fault: u32,
     },
+    /// The failover tool replaced `primary` by its replica.
+    Failover {
+        primary: NodeId,
+    },
     Observe(O),
 }
 

@@ -40,6 +40,15 @@ pub fn short_lease(l: u64) -> String {
     format!("{:04x}", l >> 48)
 }
 
+/// A server bit set as `{0,1,2}`.
+fn server_set(bits: u32) -> String {
+    let list: Vec<String> = (0..32)
+        .filter(|i| bits & (1 << i) != 0)
+        .map(|i| i.to_string())
+        .collect();
+    format!("{{{}}}", list.join(","))
+}
+
 fn token(t: Option<u64>) -> String {
     t.map_or("no token".to_string(), |t| format!("token {t}"))
 }
@@ -53,6 +62,13 @@ pub enum LockObs {
     AcquireStarted {
         lease: u64,
         attempt: u32,
+    },
+    /// Every server answered, or the per-node timeout passed (bit i: server-i). The client
+    /// computes its validity in the next step, so a pause placed after this event comes
+    /// between the last answer and that computation.
+    AcquireReplies {
+        granted: u32,
+        answered: u32,
     },
     /// The attempt did not get the lock; the client retries after a backoff.
     AcquireFailed {
@@ -121,6 +137,14 @@ pub enum LockObs {
     TokenIssued {
         token: u64,
     },
+    /// The server starts or stops being one whose key state decides who holds the lock: a
+    /// replica is not, a promoted replica is, a demoted primary is not, a server kept
+    /// unavailable after a restart is not until it serves again. A server that never records
+    /// this is authoritative throughout.
+    RoleChanged {
+        authoritative: bool,
+        role: &'static str,
+    },
 
     // ---- the protected resource ----
     /// A write was accepted: the counter went from `prev_value` to `value`, computed by the
@@ -147,6 +171,7 @@ pub enum LockObs {
 /// Event names a fault can be triggered `after`, by role.
 pub const CLIENT_EVENTS: &[&str] = &[
     "acquire_started",
+    "acquire_replies",
     "acquire_failed",
     "acquired",
     "read_done",
@@ -159,13 +184,21 @@ pub const CLIENT_EVENTS: &[&str] = &[
     "lock_lost",
     "renewed",
 ];
-pub const SERVER_EVENTS: &[&str] = &["key_set", "key_extended", "key_deleted", "key_expired", "token_issued"];
+pub const SERVER_EVENTS: &[&str] = &[
+    "key_set",
+    "key_extended",
+    "key_deleted",
+    "key_expired",
+    "token_issued",
+    "role_changed",
+];
 pub const RESOURCE_EVENTS: &[&str] = &["write_applied", "write_refused", "fence_forgotten"];
 
 impl Observation for LockObs {
     fn kind(&self) -> &'static str {
         match self {
             LockObs::AcquireStarted { .. } => "acquire_started",
+            LockObs::AcquireReplies { .. } => "acquire_replies",
             LockObs::AcquireFailed { .. } => "acquire_failed",
             LockObs::Acquired { .. } => "acquired",
             LockObs::ReadDone { .. } => "read_done",
@@ -182,6 +215,7 @@ impl Observation for LockObs {
             LockObs::KeyDeleted { .. } => "key_deleted",
             LockObs::KeyExpired { .. } => "key_expired",
             LockObs::TokenIssued { .. } => "token_issued",
+            LockObs::RoleChanged { .. } => "role_changed",
             LockObs::WriteApplied { .. } => "write_applied",
             LockObs::WriteRefused { .. } => "write_refused",
             LockObs::FenceForgotten { .. } => "fence_forgotten",
@@ -194,9 +228,11 @@ impl Observation for LockObs {
 
     fn salience(&self) -> Salience {
         match self {
-            LockObs::AcquireStarted { .. } | LockObs::AcquireFailed { .. } | LockObs::TokenIssued { .. } => {
-                Salience::Chatter
-            }
+            LockObs::AcquireStarted { .. }
+            | LockObs::AcquireReplies { .. }
+            | LockObs::AcquireFailed { .. }
+            | LockObs::TokenIssued { .. } => Salience::Chatter,
+            LockObs::RoleChanged { .. } => Salience::Salient,
             LockObs::DeadlineChecked { ok: false, .. }
             | LockObs::WriteRejected { .. }
             | LockObs::WriteTimedOut
@@ -232,6 +268,11 @@ impl Observation for LockObs {
             LockObs::AcquireStarted { lease: l, attempt } => {
                 format!("tries to acquire (lease {}, attempt {attempt})", short_lease(*l))
             }
+            LockObs::AcquireReplies { granted, answered } => format!(
+                "answers in: granted by {}, answered by {}",
+                server_set(*granted),
+                server_set(*answered)
+            ),
             LockObs::AcquireFailed { lease: l, why } => format!("did not acquire (lease {}): {why}", short_lease(*l)),
             LockObs::Acquired {
                 lease: l,
@@ -296,6 +337,14 @@ impl Observation for LockObs {
             }
             LockObs::KeyExpired { lease: l } => format!("lock key (lease {}) EXPIRED", short_lease(*l)),
             LockObs::TokenIssued { token: t } => format!("issued fencing token {t}"),
+            LockObs::RoleChanged { authoritative, role } => {
+                let serves = if *authoritative {
+                    "serves the lock"
+                } else {
+                    "does not serve the lock"
+                };
+                format!("{} — {serves}", role.to_uppercase())
+            }
             LockObs::WriteApplied {
                 client,
                 token: t,

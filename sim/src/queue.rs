@@ -29,6 +29,8 @@ pub(crate) enum Due<M> {
     },
     /// A paused node's wall clock was stepped; it learns on resume.
     ClockJumped(NodeId),
+    /// A paused node hears of a failover on resume: (node, the replaced primary).
+    FailedOver(NodeId, NodeId),
     Fault(u32),
     Resume(NodeId),
     Restart(NodeId),

@@ -156,6 +156,12 @@ pub fn erase<M: Message, O: Observation>(h: &History<M, O>) -> Vec<TraceEvent> {
                         Salience::Salient,
                     )
                 }
+                What::Failover { primary } => (
+                    "failover",
+                    json!({"primary": names.of(*primary)}),
+                    format!("FAILOVER: {}'s replica is promoted", names.of(*primary)),
+                    Salience::Salient,
+                ),
                 What::WindowEnd { fault } => ("window_end", json!({"fault": fault}), "network fault window closes".into(), Salience::Salient),
                 What::Observe(o) => (
                     o.kind(),

@@ -61,6 +61,7 @@ enum Input<M> {
     Timer(TimerTag),
     Crash,
     ClockJump,
+    Failover(NodeId),
 }
 
 /// A fault waiting for the `nth` occurrence of a node's event.
@@ -246,6 +247,11 @@ impl<N: Node> World<N> {
                 Life::Paused { .. } => self.slots[node.index()].pending.push(due),
                 Life::Crashed => {}
             },
+            Due::FailedOver(node, primary) => match self.slots[node.index()].life {
+                Life::Running => self.step(node, Input::Failover(primary)),
+                Life::Paused { .. } => self.slots[node.index()].pending.push(due),
+                Life::Crashed => {}
+            },
             Due::Fault(fault) => self.fire(fault),
             Due::Resume(node) => self.resume(node),
             Due::Restart(node) => self.restart(node),
@@ -275,6 +281,7 @@ impl<N: Node> World<N> {
                 Input::Timer(tag) => model.on_timer(&mut ctx, tag),
                 Input::Crash => model.on_crash(&mut ctx),
                 Input::ClockJump => model.on_clock_jump(&mut ctx),
+                Input::Failover(primary) => model.on_failover(&mut ctx, primary),
             }
         }
         if crash {
@@ -485,6 +492,17 @@ impl<N: Node> World<N> {
                 );
                 self.queue.push(now_ns + window_ns, Due::WindowEnd(fault));
             }
+            FaultAction::Failover { node: primary } => {
+                self.push_event(NodeId::NET, What::Failover { primary });
+                for i in 0..self.slots.len() {
+                    let node = NodeId(i as u32);
+                    match self.slots[i].life {
+                        Life::Running => self.step(node, Input::Failover(primary)),
+                        Life::Paused { .. } => self.slots[i].pending.push(Due::FailedOver(node, primary)),
+                        Life::Crashed => {}
+                    }
+                }
+            }
             FaultAction::Loss {
                 from,
                 to,
@@ -538,10 +556,26 @@ impl<N: Node> World<N> {
         self.push_event(node, What::Resume);
         let mut held = std::mem::take(&mut self.slots[node.index()].held);
         self.apply(node, &mut held);
-        let slot = &mut self.slots[node.index()];
-        if slot.life == Life::Running {
-            for due in std::mem::take(&mut slot.pending) {
-                self.queue.push(self.now_ns, due);
+        // What came due during the pause is handled now, in arrival order, before anything else
+        // due at this instant: re-queuing it would let a later message on the same link overtake.
+        let mut pending = std::mem::take(&mut self.slots[node.index()].pending).into_iter();
+        while let Some(due) = pending.next() {
+            match self.slots[node.index()].life {
+                Life::Running => self.dispatch(due),
+                Life::Paused { .. } => {
+                    // Paused again by what it just handled: the rest waits for the next resume.
+                    let slot = &mut self.slots[node.index()];
+                    let later = std::mem::take(&mut slot.pending);
+                    slot.pending = std::iter::once(due).chain(pending).chain(later).collect();
+                    return;
+                }
+                Life::Crashed => {
+                    // Crashed by what it just handled: the rest arrives at a dead process.
+                    for due in std::iter::once(due).chain(pending) {
+                        self.dispatch(due);
+                    }
+                    return;
+                }
             }
         }
     }
@@ -590,6 +624,9 @@ impl<N: Node> World<N> {
         }
         slot.life = Life::Running;
         slot.started = true;
+        // Messages sent while it was down were addressed to no process: they must not reach
+        // this one either.
+        slot.incarnation += 1;
         self.push_event(node, What::Restart);
         self.step(node, Input::Start);
     }

@@ -403,11 +403,6 @@ fn pause_queues_messages_and_late_timers_until_resume() {
 /// TCP connection does"). A message queued during a pause was sent before one that happens to
 /// land exactly at the resume instant, so it must be handled first.
 #[test]
-#[ignore = "engine bug: on resume, World::resume re-pushes the paused node's pending deliveries \
-            and timers at `now` with fresh queue sequence numbers, so anything already queued for \
-            that same instant (here a later ping on the same link landing exactly at the resume \
-            time) runs before them: ping 2 is handled before ping 1, breaking link FIFO and the \
-            'handled on resume, in order' rule"]
 fn pause_keeps_link_order_when_a_message_lands_at_the_resume_instant() {
     let sender = Toy::new()
         .on_first_start([Act::Timer(1, 20 * MS), Act::Timer(2, 109 * MS)])
@@ -876,12 +871,6 @@ fn messages_in_flight_to_a_crashed_node_are_dropped_even_after_its_restart() {
 /// A message sent while the receiver is down, landing after it restarted, was sent to a dead
 /// process (no connection to carry it) and the receiver restarted since: it must be dropped.
 #[test]
-#[ignore = "engine bug (or doc mismatch): World::crash bumps the incarnation at the crash, and \
-            World::send stamps the receiver's current incarnation, so a message sent *while the \
-            receiver is down* carries the post-restart incarnation and is delivered to the \
-            restarted process, contradicting DropReason::Down's doc ('had restarted since it was \
-            sent'). Fix: bump the incarnation on restart too (or refuse sends to a crashed node), \
-            or reword the doc"]
 fn message_sent_while_the_receiver_is_down_does_not_reach_its_next_incarnation() {
     // a is down over [30 ms, 40 ms); ping 1 is sent at 35 ms and lands at 65 ms.
     let client = slow_sender(&[(1, 35 * MS)]);

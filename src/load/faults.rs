@@ -149,13 +149,17 @@ fn parse_one(k: &mut Knobs, topo: &Topology, duration_ms: u64) -> Result<FaultEn
             }
         }
         Kind::Failover => {
-            return Err(k.error(
-                "kind",
-                format!(
-                    "failover promotes a replica, and {} has none in this protocol",
-                    topo.name(own.expect("failover has a node"))
-                ),
-            ));
+            let node = own.expect("failover has a node");
+            if !topo.can_fail_over(node) {
+                return Err(k.error(
+                    "node",
+                    format!(
+                        "failover promotes a replica, and {} has none (single-redis: set replicas = 1)",
+                        topo.name(node)
+                    ),
+                ));
+            }
+            FaultAction::Failover { node }
         }
     };
     Ok(FaultEntry { trigger, action })

@@ -95,7 +95,7 @@ pub fn parse_scenario(file: &str, text: &str) -> Result<Scenario, LoadError> {
 
 /// Documents `[network]` for `locksim list`.
 pub fn network_docs(k: &mut Knobs) -> Result<(), KnobError> {
-    network::parse(k, &Topology::new(Vec::new())).map(|_| ())
+    network::parse(k, &Topology::new(Vec::new(), Vec::new())).map(|_| ())
 }
 
 /// A sub-table of the document, or an empty one.
@@ -163,7 +163,7 @@ fn read(mut top: Knobs) -> Result<Scenario, KnobError> {
     }
     rk.finish()?;
 
-    let topo = Topology::new(protocol.topology());
+    let topo = Topology::new(protocol.topology(), protocol.failover_targets());
     let (line, entries) = section(&mut top, "network", "link latency and reordering")?;
     let mut nk = Knobs::new("network", line, entries);
     let network = network::parse(&mut nk, &topo)?;

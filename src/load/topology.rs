@@ -4,23 +4,39 @@ use locksim_protocols::Role;
 use locksim_protocols::knobs::{KnobError, Knobs};
 use locksim_sim::NodeId;
 
-pub struct Topology(Vec<(String, Role)>);
+pub struct Topology {
+    nodes: Vec<(String, Role)>,
+    /// Primaries with a replica: what a `failover` may name.
+    failover_targets: Vec<String>,
+}
 
 impl Topology {
-    pub fn new(nodes: Vec<(String, Role)>) -> Self {
-        Topology(nodes)
+    pub fn new(nodes: Vec<(String, Role)>, failover_targets: Vec<String>) -> Self {
+        Topology {
+            nodes,
+            failover_targets,
+        }
     }
 
     fn list(&self) -> String {
-        self.0.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+        self.nodes
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Whether a `failover` can promote a replica of `node`.
+    pub fn can_fail_over(&self, node: NodeId) -> bool {
+        self.failover_targets.iter().any(|t| *t == self.nodes[node.index()].0)
     }
 
     /// The node called `name`, or an error at `key` listing the nodes there are.
     pub fn resolve(&self, k: &Knobs, key: &str, name: &str) -> Result<(NodeId, Role), KnobError> {
-        self.0
+        self.nodes
             .iter()
             .position(|(n, _)| n == name)
-            .map(|i| (NodeId(i as u32), self.0[i].1))
+            .map(|i| (NodeId(i as u32), self.nodes[i].1))
             .ok_or_else(|| {
                 k.error(
                     key,
@@ -50,10 +66,10 @@ impl Topology {
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.nodes.len()
     }
 
     pub fn name(&self, node: NodeId) -> &str {
-        &self.0[node.index()].0
+        &self.nodes[node.index()].0
     }
 }

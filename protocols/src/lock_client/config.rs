@@ -52,6 +52,9 @@ pub enum FencingTokens {
     None,
     /// `INCR` on the lock's own Redis, in the acquire script.
     Incr,
+    /// `INCR` on a separate counter Redis (`counter`), after the lock is held: Redlock has no
+    /// token of its own, so a scenario that wants fencing must bring one.
+    Counter,
 }
 
 /// The lock client's configuration.
@@ -75,8 +78,10 @@ pub struct ClientConfig {
 const HOUR_MS: u64 = 3_600_000;
 
 impl ClientConfig {
-    /// Reads the client knobs of `[protocol]`.
-    pub fn parse(k: &mut Knobs) -> Result<Self, KnobError> {
+    /// Reads the client knobs of `[protocol]`; `tokens` are the token sources the protocol
+    /// offers, `retry_key` what it calls the retry delay (`retry_delay_ms` in Redlock's
+    /// description).
+    pub fn parse(k: &mut Knobs, tokens: &[(&str, FencingTokens)], retry_key: &str) -> Result<Self, KnobError> {
         let ttl_ns = k.millis(
             "ttl_ms",
             10_000,
@@ -101,7 +106,7 @@ impl ClientConfig {
                 "pause after releasing, before the next round",
             )?,
             retry_ns: k.millis(
-                "retry_ms",
+                retry_key,
                 100,
                 1,
                 HOUR_MS,
@@ -164,9 +169,9 @@ impl ClientConfig {
             )?,
             fencing_tokens: k.choice(
                 "fencing_tokens",
-                &[("none", FencingTokens::None), ("incr", FencingTokens::Incr)],
+                tokens,
                 FencingTokens::None,
-                "fencing tokens from INCR on the lock's Redis, taken atomically with the lock",
+                "fencing tokens: none, INCR on the lock's own Redis in the acquire script, or INCR on a separate counter",
             )?,
         };
         if cfg.renew_every_ns >= ttl_ns {

@@ -2,10 +2,18 @@
 //! read the counter -> work -> check the lease deadline -> write value+1 with the token ->
 //! release -> think -> again. Every step records an event a fault can be placed `after`.
 //!
-//! The lease deadline counts on the client's monotonic clock from the moment it *sent* the
-//! successful acquire (or renewal): its validity starts before the server's TTL does, as in
-//! the Redis documentation's algorithm. A release is sent whatever happened — lost lock,
-//! failed check, timed-out write — because real code releases in a `finally` block.
+//! One loop serves every Redis-based lock: a single Redis is a [`LockService`] of one server
+//! with quorum 1 and no drift allowance; Redlock is N servers, a majority quorum and
+//! `drift = ttl * factor + 2 ms`. An attempt sends the acquire to every server at once and
+//! collects the answers until all arrived or the per-node timeout passed; then, in a step of its
+//! own (so a pause placed `after = "acquire_replies"` really does come before it), it computes
+//! `validity = ttl - elapsed - drift` on its monotonic clock and holds only with a quorum and
+//! validity > 0. Otherwise it releases on every server and retries.
+//!
+//! The lease deadline is `start + ttl - drift`, `start` being when the acquire was *sent*: the
+//! client's validity starts before any server's TTL does, as in the Redis documentation's
+//! algorithm; a renewal moves it to `sent + ttl`. A release is sent whatever happened — lost
+//! lock, failed check, timed-out write — because real code releases in a `finally` block.
 
 pub mod config;
 
@@ -19,17 +27,39 @@ pub use config::{Acquire, ClientConfig, DeadlineCheck, FencingTokens, Release, R
 
 /// The step timer: start, backoff, work, think (one at a time).
 const STEP: TimerTag = 0;
-/// The timeout of the outstanding request.
+/// The timeout of the outstanding request (for an acquire: the per-node timeout).
 const TIMEOUT: TimerTag = 1;
 /// The renewal watchdog's period.
 const RENEW: TimerTag = 2;
 /// The timeout of the outstanding renewal.
 const RENEW_TIMEOUT: TimerTag = 3;
+/// The acquire's decision, a step after the last answer.
+const DECIDE: TimerTag = 4;
+
+/// How a client reaches its lock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockService {
+    /// The lock servers (a single Redis: its primary, which a failover replaces).
+    pub servers: Vec<NodeId>,
+    pub quorum: u32,
+    /// Validity allowance for clock drift (Redlock's `ttl * factor + 2 ms`; 0 for one Redis).
+    pub drift_ns: u64,
+    /// How long an acquire waits for the servers' answers.
+    pub per_node_timeout_ns: u64,
+    /// Failed attempts before the round gives up and starts over with a new lease (0: never).
+    pub retry_count: u32,
+    /// The counter Redis, with `fencing_tokens = "counter"`.
+    pub counter: Option<NodeId>,
+    pub resource: NodeId,
+}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Phase {
     Starting,
     Acquiring,
+    Deciding,
+    /// Taking a token from the counter.
+    Fetching,
     /// `SETNX` succeeded; `EXPIRE` is on its way.
     Expiring,
     Backoff,
@@ -42,14 +72,17 @@ enum Phase {
 
 pub struct LockClient {
     cfg: ClientConfig,
-    server: NodeId,
-    resource: NodeId,
+    service: LockService,
     index: u64,
     // Everything below is volatile: a crash resets it.
     phase: Phase,
     next_req: u64,
-    /// The outstanding request of the loop (0: none).
+    /// The outstanding request of the loop; for an acquire or a release, the first of one
+    /// request per server (`req + i` went to server i).
     req: u64,
+    /// Servers that answered the outstanding multi-server request (bit i: server i).
+    answered: u32,
+    granted: u32,
     /// The outstanding renewal (0: none).
     renew_req: u64,
     renew_sent_mono_ns: u64,
@@ -65,16 +98,17 @@ pub struct LockClient {
 type ClientCtx<'a> = Ctx<'a, Msg, LockObs>;
 
 impl LockClient {
-    /// Client number `index` of the world, using `server` for the lock and `resource`.
-    pub fn new(cfg: ClientConfig, index: u64, server: NodeId, resource: NodeId) -> Self {
+    /// Client number `index` of the world.
+    pub fn new(cfg: ClientConfig, index: u64, service: LockService) -> Self {
         LockClient {
             cfg,
-            server,
-            resource,
+            service,
             index,
             phase: Phase::Starting,
             next_req: 0,
             req: 0,
+            answered: 0,
+            granted: 0,
             renew_req: 0,
             renew_sent_mono_ns: 0,
             lease: 0,
@@ -87,6 +121,10 @@ impl LockClient {
         }
     }
 
+    fn all_servers(&self) -> u32 {
+        (1u32 << self.service.servers.len()) - 1
+    }
+
     pub fn on_start(&mut self, ctx: &mut ClientCtx<'_>) {
         self.phase = Phase::Starting;
         ctx.set_timer(STEP, self.index * self.cfg.start_stagger_ns);
@@ -94,7 +132,14 @@ impl LockClient {
 
     /// A crash forgets the round: the process starts over on restart.
     pub fn on_crash(&mut self) {
-        *self = LockClient::new(self.cfg, self.index, self.server, self.resource);
+        *self = LockClient::new(self.cfg, self.index, self.service.clone());
+    }
+
+    /// Sentinel announced a new primary: talk to it from now on.
+    pub fn switch_primary(&mut self, primary: NodeId) {
+        if self.service.servers.len() == 1 {
+            self.service.servers[0] = primary;
+        }
     }
 
     pub fn on_timer(&mut self, ctx: &mut ClientCtx<'_>, tag: TimerTag) {
@@ -102,6 +147,7 @@ impl LockClient {
             (STEP, Phase::Starting | Phase::Thinking) => self.begin_round(ctx),
             (STEP, Phase::Backoff) => self.try_acquire(ctx),
             (STEP, Phase::Working) => self.finish_work(ctx),
+            (DECIDE, Phase::Deciding) => self.decide(ctx),
             (TIMEOUT, _) => self.on_timeout(ctx),
             (RENEW, _) if self.holding => self.renew(ctx),
             (RENEW_TIMEOUT, _) if self.holding => {
@@ -113,46 +159,89 @@ impl LockClient {
         }
     }
 
-    pub fn on_msg(&mut self, ctx: &mut ClientCtx<'_>, msg: Msg) {
+    pub fn on_msg(&mut self, ctx: &mut ClientCtx<'_>, from: NodeId, msg: Msg) {
         match msg {
             Msg::RedisReply { req, reply } if req == self.renew_req && req != 0 => self.on_renew_reply(ctx, reply),
-            Msg::RedisReply { req, reply } if req == self.req && req != 0 => {
-                self.req = 0;
-                ctx.cancel_timer(TIMEOUT);
+            Msg::RedisReply { req, reply } if self.req != 0 && req >= self.req => {
+                let i = (req - self.req) as usize;
                 match self.phase {
-                    Phase::Acquiring => self.on_acquire_reply(ctx, reply),
-                    Phase::Expiring => self.after_acquired(ctx),
-                    Phase::Releasing => self.think(ctx),
+                    Phase::Acquiring | Phase::Releasing if self.service.servers.get(i) == Some(&from) => {
+                        self.on_server_reply(ctx, i, reply)
+                    }
+                    Phase::Fetching | Phase::Expiring if req == self.req => {
+                        self.req = 0;
+                        ctx.cancel_timer(TIMEOUT);
+                        if self.phase == Phase::Fetching {
+                            self.on_token(ctx, reply);
+                        } else {
+                            self.after_acquired(ctx);
+                        }
+                    }
                     _ => {}
                 }
             }
             Msg::ResourceReply { req, reply } if req == self.req && req != 0 => {
                 self.req = 0;
                 ctx.cancel_timer(TIMEOUT);
-                match (self.phase, reply) {
-                    (Phase::Reading, ResourceReply::Value(v)) => {
-                        self.read_value = v;
-                        ctx.record(LockObs::ReadDone { value: v });
-                        self.phase = Phase::Working;
-                        ctx.set_timer(STEP, self.cfg.work_ns);
-                    }
-                    (Phase::Writing, ResourceReply::Accepted) => {
-                        ctx.record(LockObs::WriteAccepted {
-                            value: self.read_value + 1,
-                        });
-                        self.release(ctx);
-                    }
-                    (Phase::Writing, ResourceReply::Rejected { max }) => {
-                        ctx.record(LockObs::WriteRejected { token: self.token, max });
-                        self.release(ctx);
-                    }
-                    _ => {}
-                }
+                self.on_resource_reply(ctx, reply);
             }
             _ => {}
         }
     }
 
+    /// An answer from server `i` to the outstanding acquire or release.
+    fn on_server_reply(&mut self, ctx: &mut ClientCtx<'_>, i: usize, reply: Reply) {
+        let bit = 1 << i;
+        if self.answered & bit != 0 {
+            return;
+        }
+        self.answered |= bit;
+        if self.phase == Phase::Acquiring {
+            let granted = match (self.cfg.fencing_tokens, reply) {
+                (FencingTokens::Incr, Reply::Int(token)) => {
+                    self.token = Some(token as u64);
+                    true
+                }
+                (FencingTokens::None | FencingTokens::Counter, Reply::Ok | Reply::Int(1)) => true,
+                _ => false,
+            };
+            if granted {
+                self.granted |= bit;
+            }
+        }
+        if self.answered == self.all_servers() {
+            self.req = 0;
+            ctx.cancel_timer(TIMEOUT);
+            match self.phase {
+                Phase::Acquiring => self.collected(ctx),
+                _ => self.think(ctx),
+            }
+        }
+    }
+
+    fn on_resource_reply(&mut self, ctx: &mut ClientCtx<'_>, reply: ResourceReply) {
+        match (self.phase, reply) {
+            (Phase::Reading, ResourceReply::Value(v)) => {
+                self.read_value = v;
+                ctx.record(LockObs::ReadDone { value: v });
+                self.phase = Phase::Working;
+                ctx.set_timer(STEP, self.cfg.work_ns);
+            }
+            (Phase::Writing, ResourceReply::Accepted) => {
+                ctx.record(LockObs::WriteAccepted {
+                    value: self.read_value + 1,
+                });
+                self.release(ctx);
+            }
+            (Phase::Writing, ResourceReply::Rejected { max }) => {
+                ctx.record(LockObs::WriteRejected { token: self.token, max });
+                self.release(ctx);
+            }
+            _ => {}
+        }
+    }
+
+    /// Sends one request to `to`, with the request timeout.
     fn request(&mut self, ctx: &mut ClientCtx<'_>, to: NodeId, msg: impl FnOnce(u64) -> Msg) {
         self.next_req += 1;
         self.req = self.next_req;
@@ -160,21 +249,34 @@ impl LockClient {
         ctx.set_timer(TIMEOUT, self.cfg.request_timeout_ns);
     }
 
-    fn redis(&mut self, ctx: &mut ClientCtx<'_>, cmd: Cmd) {
-        let server = self.server;
-        self.request(ctx, server, |req| Msg::Redis { req, cmd });
+    /// Sends `cmd` to every lock server (request `req + i` to server i).
+    fn broadcast(&mut self, ctx: &mut ClientCtx<'_>, cmd: Cmd, timeout_ns: u64) {
+        self.req = self.next_req + 1;
+        self.answered = 0;
+        self.granted = 0;
+        for &server in &self.service.servers {
+            self.next_req += 1;
+            ctx.send(
+                server,
+                Msg::Redis {
+                    req: self.next_req,
+                    cmd,
+                },
+            );
+        }
+        ctx.set_timer(TIMEOUT, timeout_ns);
     }
 
     fn begin_round(&mut self, ctx: &mut ClientCtx<'_>) {
         // A fresh random lease per round (never 0, which means "no lease" to the checkers).
         self.lease = uniform(ctx.rng(), 0, u64::MAX) | 1;
         self.attempt = 0;
-        self.token = None;
         self.try_acquire(ctx);
     }
 
     fn try_acquire(&mut self, ctx: &mut ClientCtx<'_>) {
         self.attempt += 1;
+        self.token = None;
         ctx.record(LockObs::AcquireStarted {
             lease: self.lease,
             attempt: self.attempt,
@@ -184,40 +286,85 @@ impl LockClient {
         let (key, value) = (Key::Lock, Value::Lease(self.lease));
         let px_ms = self.cfg.ttl_ns / 1_000_000;
         let cmd = match (self.cfg.fencing_tokens, self.cfg.acquire) {
-            (FencingTokens::None, Acquire::SetNxPx) => Cmd::SetNxPx { key, value, px_ms },
-            (FencingTokens::None, Acquire::SetNxThenExpire) => Cmd::SetNx { key, value },
             (FencingTokens::Incr, acquire) => Cmd::AcquireWithToken {
                 key,
                 value,
                 px_ms: (acquire == Acquire::SetNxPx).then_some(px_ms),
                 fence: Key::Fence,
             },
+            (_, Acquire::SetNxPx) => Cmd::SetNxPx { key, value, px_ms },
+            (_, Acquire::SetNxThenExpire) => Cmd::SetNx { key, value },
         };
-        self.redis(ctx, cmd);
+        self.broadcast(ctx, cmd, self.service.per_node_timeout_ns);
     }
 
-    fn on_acquire_reply(&mut self, ctx: &mut ClientCtx<'_>, reply: Reply) {
-        let granted = match (self.cfg.fencing_tokens, reply) {
-            (FencingTokens::Incr, Reply::Int(token)) => Some(Some(token as u64)),
-            (FencingTokens::None, Reply::Ok | Reply::Int(1)) => Some(None),
-            _ => None,
-        };
-        let Some(token) = granted else {
-            ctx.record(LockObs::AcquireFailed {
-                lease: self.lease,
-                why: "the key is held",
-            });
+    /// Every server answered, or the per-node timeout passed: decide in a step of its own.
+    fn collected(&mut self, ctx: &mut ClientCtx<'_>) {
+        ctx.record(LockObs::AcquireReplies {
+            granted: self.granted,
+            answered: self.answered,
+        });
+        self.phase = Phase::Deciding;
+        ctx.set_timer(DECIDE, 0);
+    }
+
+    fn decide(&mut self, ctx: &mut ClientCtx<'_>) {
+        let elapsed_ns = ctx.mono_ns() - self.acquire_sent_mono_ns;
+        let validity_ns = validity_ns(self.cfg.ttl_ns, elapsed_ns, self.service.drift_ns);
+        let votes = self.granted.count_ones();
+        if votes < self.service.quorum || validity_ns <= 0 {
+            let why = if votes < self.service.quorum {
+                "no quorum"
+            } else {
+                "quorum, but no validity left"
+            };
+            ctx.record(LockObs::AcquireFailed { lease: self.lease, why });
+            if self.granted != 0 {
+                // Unlock every instance, as the algorithm says; nobody waits for the answers.
+                let cmd = self.release_cmd();
+                for &server in &self.service.servers {
+                    self.next_req += 1;
+                    ctx.send(
+                        server,
+                        Msg::Redis {
+                            req: self.next_req,
+                            cmd,
+                        },
+                    );
+                }
+            }
             return self.backoff(ctx);
-        };
-        self.token = token;
+        }
+        self.deadline_mono_ns = self.acquire_sent_mono_ns + self.cfg.ttl_ns - self.service.drift_ns;
         self.holding = true;
-        self.deadline_mono_ns = self.acquire_sent_mono_ns + self.cfg.ttl_ns;
+        if let Some(counter) = self.service.counter {
+            self.phase = Phase::Fetching;
+            return self.request(ctx, counter, |req| Msg::Redis {
+                req,
+                cmd: Cmd::Incr { key: Key::Fence },
+            });
+        }
+        self.announce(ctx);
+    }
+
+    fn on_token(&mut self, ctx: &mut ClientCtx<'_>, reply: Reply) {
+        match reply {
+            Reply::Int(t) => {
+                self.token = Some(t as u64);
+                self.announce(ctx);
+            }
+            _ => self.release(ctx),
+        }
+    }
+
+    /// Records `acquired` and goes on.
+    fn announce(&mut self, ctx: &mut ClientCtx<'_>) {
         ctx.record(LockObs::Acquired {
             lease: self.lease,
-            token,
+            token: self.token,
             validity_ns: self.remaining_ns(ctx),
             deadline_mono_ns: self.deadline_mono_ns,
-            servers: 1,
+            servers: self.granted,
         });
         if self.cfg.renew_every_ns > 0 {
             ctx.set_timer(RENEW, self.cfg.renew_every_ns);
@@ -225,7 +372,11 @@ impl LockClient {
         if self.cfg.acquire == Acquire::SetNxThenExpire {
             self.phase = Phase::Expiring;
             let ms = self.cfg.ttl_ns / 1_000_000;
-            return self.redis(ctx, Cmd::PExpire { key: Key::Lock, ms });
+            let server = self.service.servers[0];
+            return self.request(ctx, server, |req| Msg::Redis {
+                req,
+                cmd: Cmd::PExpire { key: Key::Lock, ms },
+            });
         }
         self.after_acquired(ctx);
     }
@@ -235,7 +386,7 @@ impl LockClient {
             return self.lose(ctx, "its lease deadline had passed when it checked");
         }
         self.phase = Phase::Reading;
-        let resource = self.resource;
+        let resource = self.service.resource;
         self.request(ctx, resource, |req| Msg::Resource {
             req,
             op: ResourceOp::Read,
@@ -258,7 +409,7 @@ impl LockClient {
             based_on: self.read_value,
             lease: self.lease,
         };
-        let resource = self.resource;
+        let resource = self.service.resource;
         self.request(ctx, resource, |req| Msg::Resource { req, op });
     }
 
@@ -279,6 +430,16 @@ impl LockClient {
         self.release(ctx);
     }
 
+    fn release_cmd(&self) -> Cmd {
+        match self.cfg.release {
+            Release::CompareAndDelete => Cmd::DelIfEq {
+                key: Key::Lock,
+                value: Value::Lease(self.lease),
+            },
+            Release::PlainDel => Cmd::Del { key: Key::Lock },
+        }
+    }
+
     fn release(&mut self, ctx: &mut ClientCtx<'_>) {
         self.holding = false;
         self.renew_req = 0;
@@ -287,14 +448,8 @@ impl LockClient {
         ctx.cancel_timer(STEP);
         ctx.record(LockObs::Released { lease: self.lease });
         self.phase = Phase::Releasing;
-        let cmd = match self.cfg.release {
-            Release::CompareAndDelete => Cmd::DelIfEq {
-                key: Key::Lock,
-                value: Value::Lease(self.lease),
-            },
-            Release::PlainDel => Cmd::Del { key: Key::Lock },
-        };
-        self.redis(ctx, cmd);
+        let cmd = self.release_cmd();
+        self.broadcast(ctx, cmd, self.cfg.request_timeout_ns);
     }
 
     fn think(&mut self, ctx: &mut ClientCtx<'_>) {
@@ -303,6 +458,10 @@ impl LockClient {
     }
 
     fn backoff(&mut self, ctx: &mut ClientCtx<'_>) {
+        if self.service.retry_count > 0 && self.attempt >= self.service.retry_count {
+            // The round gives up; the next one starts with a new lease after thinking.
+            return self.think(ctx);
+        }
         self.phase = Phase::Backoff;
         let base = self.cfg.retry_ns;
         let doubled = base << (self.attempt.saturating_sub(1)).min(2);
@@ -313,14 +472,8 @@ impl LockClient {
     fn on_timeout(&mut self, ctx: &mut ClientCtx<'_>) {
         self.req = 0;
         match self.phase {
-            Phase::Acquiring => {
-                ctx.record(LockObs::AcquireFailed {
-                    lease: self.lease,
-                    why: "no reply in time",
-                });
-                self.backoff(ctx);
-            }
-            Phase::Expiring | Phase::Reading => self.release(ctx),
+            Phase::Acquiring => self.collected(ctx),
+            Phase::Fetching | Phase::Expiring | Phase::Reading => self.release(ctx),
             Phase::Writing => {
                 ctx.record(LockObs::WriteTimedOut);
                 self.release(ctx);
@@ -349,7 +502,7 @@ impl LockClient {
         self.renew_req = self.next_req;
         self.renew_sent_mono_ns = ctx.mono_ns();
         ctx.send(
-            self.server,
+            self.service.servers[0],
             Msg::Redis {
                 req: self.renew_req,
                 cmd,
@@ -373,5 +526,31 @@ impl LockClient {
         } else {
             self.lose(ctx, "a renewal found the key no longer ours");
         }
+    }
+}
+
+/// The Redis documentation's validity: `ttl - elapsed - drift`, in integer nanoseconds.
+pub fn validity_ns(ttl_ns: u64, elapsed_ns: u64, drift_ns: u64) -> i64 {
+    ttl_ns as i64 - elapsed_ns as i64 - drift_ns as i64
+}
+
+/// Redlock's drift allowance: `ttl * factor + 2 ms`, the factor in parts per million.
+pub fn drift_allowance_ns(ttl_ns: u64, factor_ppm: u32) -> u64 {
+    (u128::from(ttl_ns) * u128::from(factor_ppm) / 1_000_000) as u64 + 2_000_000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn redlock_validity_of_the_redis_documentation() {
+        // ttl 10000 ms, 50 ms to acquire, drift factor 0.01: 10000 - 50 - (100 + 2) = 9848 ms.
+        let drift = drift_allowance_ns(10_000 * MS, 10_000);
+        assert_eq!(drift, 102 * MS);
+        assert_eq!(validity_ns(10_000 * MS, 50 * MS, drift), 9_848 * MS as i64);
+        assert!(validity_ns(10_000 * MS, 12_000 * MS, drift) < 0);
     }
 }

@@ -1,5 +1,6 @@
-//! The single Redis lock (DESIGN section 4): one Redis server, the lock clients of
-//! `lock_client`, and the fenced resource.
+//! The single Redis lock (DESIGN section 4): one Redis server — optionally with a replica fed
+//! asynchronously, which a `failover` promotes — the lock clients of `lock_client`, and the
+//! fenced resource.
 
 pub mod cmd;
 pub mod server;
@@ -8,29 +9,33 @@ pub mod store;
 use locksim_sim::{LockSetup, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
-use crate::lock_client::{ClientConfig, FencingTokens, LockClient};
+use crate::lock_client::{ClientConfig, FencingTokens, LockClient, LockService};
 use crate::lock_world::LockNode;
 use crate::resource::Resource;
-use crate::scenario::{ProtocolConfig, Role, Scenario};
-use server::{Persistence, RedisServer};
+use crate::scenario::{Role, Scenario};
+use server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
 
 /// `kind = "single-redis"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SingleRedis {
     pub clients: u32,
     pub client: ClientConfig,
-    pub persistence: Persistence,
+    pub server: RedisConfig,
+    /// 0 or 1.
+    pub replicas: u32,
+    pub replication_lag_ns: u64,
     pub liveness_window_ns: u64,
 }
 
 /// The most clients a world may have.
 pub const MAX_CLIENTS: u64 = 64;
+/// Thirty days, in ms: the cap on windows and delays.
+const MAX_MS: u64 = 30 * 24 * 3_600_000;
 
-impl SingleRedis {
-    pub fn parse(k: &mut Knobs) -> Result<ProtocolConfig, KnobError> {
-        let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of lock clients client-0..")? as u32;
-        let client = ClientConfig::parse(k)?;
-        let persistence = k.choice(
+/// Reads the knobs of a Redis server process (shared with Redlock's servers).
+pub fn parse_server(k: &mut Knobs) -> Result<RedisConfig, KnobError> {
+    Ok(RedisConfig {
+        persistence: k.choice(
             "persistence",
             &[
                 ("none", Persistence::None),
@@ -38,20 +43,65 @@ impl SingleRedis {
                 ("always", Persistence::Always),
             ],
             Persistence::None,
-            "what of the server's keyspace survives a crash",
-        )?;
-        let default_window_ms = 3 * client.ttl_ns / 1_000_000;
-        let liveness_window_ns = k.millis(
-            "liveness_window_ms",
-            default_window_ms,
+            "what of a server's keyspace survives a crash",
+        )?,
+        clock: k.choice(
+            "server_clock",
+            &[("wall", ServerClock::Wall), ("monotonic", ServerClock::Monotonic)],
+            ServerClock::Wall,
+            "the clock key expiry follows (real Redis: the wall clock)",
+        )?,
+        delayed_restart_ns: k.millis(
+            "delayed_restart_ms",
+            0,
+            0,
+            MAX_MS,
+            "after a crash a server stays unavailable this long after restarting (0 = serves at once)",
+        )?,
+    })
+}
+
+/// Reads `liveness_window_ms`, whose default is three TTLs.
+pub fn parse_liveness_window(k: &mut Knobs, ttl_ns: u64) -> Result<u64, KnobError> {
+    k.millis(
+        "liveness_window_ms",
+        3 * ttl_ns / 1_000_000,
+        1,
+        MAX_MS,
+        "liveness: some client must acquire within this after the last fault (default 3 x ttl)",
+    )
+}
+
+impl SingleRedis {
+    pub fn parse(k: &mut Knobs) -> Result<crate::ProtocolConfig, KnobError> {
+        let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of lock clients client-0..")? as u32;
+        let tokens = [("none", FencingTokens::None), ("incr", FencingTokens::Incr)];
+        let client = ClientConfig::parse(k, &tokens, "retry_ms")?;
+        let server = parse_server(k)?;
+        let replicas = k.uint(
+            "replicas",
+            0,
+            0,
             1,
-            30 * 24 * 3_600_000,
-            "liveness: some client must acquire within this after the last fault (default 3 x ttl)",
+            "1: server-0 replicates to replica-0, which a failover promotes",
+        )? as u32;
+        let replication_lag_ns = k.millis(
+            "replication_lag_ms",
+            0,
+            0,
+            MAX_MS,
+            "how long each write waits on the primary before it is sent to the replica",
         )?;
-        Ok(ProtocolConfig::SingleRedis(SingleRedis {
+        if replicas == 0 && k.has("replication_lag_ms") {
+            return Err(k.error("replication_lag_ms", "there is no replica (set replicas = 1)"));
+        }
+        let liveness_window_ns = parse_liveness_window(k, client.ttl_ns)?;
+        Ok(crate::ProtocolConfig::SingleRedis(SingleRedis {
             clients,
             client,
-            persistence,
+            server,
+            replicas,
+            replication_lag_ns,
             liveness_window_ns,
         }))
     }
@@ -61,8 +111,20 @@ impl SingleRedis {
             .map(|i| (format!("client-{i}"), Role::Client))
             .collect();
         nodes.push(("server-0".into(), Role::Server));
+        if self.replicas == 1 {
+            nodes.push(("replica-0".into(), Role::Server));
+        }
         nodes.push(("resource".into(), Role::Resource));
         nodes
+    }
+
+    /// The nodes a `failover` may name: the primary, when it has a replica.
+    pub fn failover_targets(&self) -> Vec<String> {
+        if self.replicas == 1 {
+            vec!["server-0".into()]
+        } else {
+            Vec::new()
+        }
     }
 
     pub fn issues_tokens(&self) -> bool {
@@ -73,27 +135,53 @@ impl SingleRedis {
     pub fn build(&self, s: &Scenario) -> (Vec<NodeSetup<LockNode>>, LockSetup) {
         let n = self.clients;
         let server = NodeId(n);
-        let resource = NodeId(n + 1);
-        let mut nodes: Vec<NodeSetup<LockNode>> = (0..n)
-            .map(|i| NodeSetup {
-                name: format!("client-{i}"),
-                clock: s.clock_of(NodeId(i)),
-                model: LockNode::Client(LockClient::new(self.client, u64::from(i), server, resource)),
+        let replica = (self.replicas == 1).then_some(NodeId(n + 1));
+        let resource = NodeId(n + 1 + self.replicas);
+        let clients: Vec<NodeId> = (0..n).map(NodeId).collect();
+        let service = LockService {
+            servers: vec![server],
+            quorum: 1,
+            drift_ns: 0,
+            per_node_timeout_ns: self.client.request_timeout_ns,
+            retry_count: 0,
+            counter: None,
+            resource,
+        };
+        let mut nodes: Vec<NodeSetup<LockNode>> = clients
+            .iter()
+            .map(|&c| NodeSetup {
+                name: format!("client-{}", c.0),
+                clock: s.clock_of(c),
+                model: LockNode::Client(LockClient::new(self.client, u64::from(c.0), service.clone())),
             })
             .collect();
+        let role = RedisRole::Primary {
+            replica: replica.map(|r| (r, self.replication_lag_ns)),
+        };
         nodes.push(NodeSetup {
             name: "server-0".into(),
             clock: s.clock_of(server),
-            model: LockNode::Redis(RedisServer::new(self.persistence)),
+            model: LockNode::Redis(RedisServer::new(self.server, role, clients.clone())),
         });
+        if let Some(replica) = replica {
+            nodes.push(NodeSetup {
+                name: "replica-0".into(),
+                clock: s.clock_of(replica),
+                model: LockNode::Redis(RedisServer::new(
+                    self.server,
+                    RedisRole::Replica { primary: server },
+                    clients.clone(),
+                )),
+            });
+        }
         nodes.push(NodeSetup {
             name: "resource".into(),
             clock: s.clock_of(resource),
             model: LockNode::Resource(Resource::new(s.resource)),
         });
         let setup = LockSetup {
-            clients: (0..n).map(NodeId).collect(),
-            servers: vec![server],
+            clients,
+            servers: std::iter::once(server).chain(replica).collect(),
             quorum: 1,
             liveness_window_ns: self.liveness_window_ns,
         };

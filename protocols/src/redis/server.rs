@@ -1,12 +1,15 @@
 //! A Redis server node: the [`Store`]'s semantics plus what a process adds — active expiry by
-//! its own wall clock (a forward jump expires keys at once), persistence across crashes, and
-//! the lock-key facts the checkers read.
+//! its own clock (a forward wall-clock jump expires keys at once), persistence across crashes,
+//! asynchronous replication to a replica with a lag, failover and demotion, a delayed restart,
+//! and the lock-key facts the checkers read.
+
+use std::collections::VecDeque;
 
 use locksim_sim::lock_obs::{ClockKind, DeleteCause, Expiry};
 use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
 use serde::Serialize;
 
-use super::cmd::{Cmd, Key, Value};
+use super::cmd::{Cmd, Key, Reply, Value};
 use super::store::{Entry, Store};
 use crate::lock_world::Msg;
 
@@ -22,17 +25,57 @@ pub enum Persistence {
     Always,
 }
 
+/// The clock key expiry follows. Real Redis uses the wall clock (redis/redis#217, #416).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerClock {
+    Wall,
+    Monotonic,
+}
+
+/// How a server is run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RedisConfig {
+    pub persistence: Persistence,
+    pub clock: ServerClock,
+    /// After a crash, stay unavailable this long after restarting (Redlock's advice: longer
+    /// than the TTL, so that no lock the crash forgot can be granted again while still valid).
+    pub delayed_restart_ns: u64,
+}
+
+/// Where a server stands in its replication group.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Serves clients; streams its writes to `replica` (with the lag) if it has one.
+    Primary { replica: Option<(NodeId, u64)> },
+    /// Applies `primary`'s stream; takes over on failover.
+    Replica { primary: NodeId },
+    /// A primary that learned it was replaced: answers clients with `READONLY`.
+    Demoted,
+}
+
 const EXPIRE: TimerTag = 0;
 const FSYNC: TimerTag = 1;
+const REPLICATE: TimerTag = 2;
+const AVAILABLE: TimerTag = 3;
 const SECOND_NS: u64 = 1_000_000_000;
 
 pub struct RedisServer {
-    persistence: Persistence,
+    cfg: RedisConfig,
+    role: Role,
+    /// Who hears a promotion (Sentinel's `+switch-master` reaches clients through the network).
+    clients: Vec<NodeId>,
     store: Store,
-    /// What the disk holds, for `everysec`.
+    /// What the disk holds, for `everysec` and `always`.
     synced: Store,
     /// The expiry instant the active-expiry timer is set for.
     armed_ns: Option<i64>,
+    /// Writes waiting out the replication lag: (due on the monotonic clock, key, new entry).
+    backlog: VecDeque<(u64, Key, Option<Entry>)>,
+    /// Survives the crash: the next start is a restart.
+    crashed: bool,
+    /// Not serving until the monotonic clock reaches this (a delayed restart).
+    unavailable_until_ns: Option<u64>,
 }
 
 type RedisCtx<'a> = Ctx<'a, Msg, LockObs>;
@@ -44,61 +87,164 @@ fn lease_of(e: &Entry) -> u64 {
     }
 }
 
-fn expiry_of(e: &Entry) -> Option<Expiry> {
-    e.expires_at_ns.map(|at_ns| Expiry {
-        clock: ClockKind::Wall,
-        at_ns,
-    })
-}
-
 impl RedisServer {
-    pub fn new(persistence: Persistence) -> Self {
+    pub fn new(cfg: RedisConfig, role: Role, clients: Vec<NodeId>) -> Self {
         RedisServer {
-            persistence,
+            cfg,
+            role,
+            clients,
             store: Store::default(),
             synced: Store::default(),
             armed_ns: None,
+            backlog: VecDeque::new(),
+            crashed: false,
+            unavailable_until_ns: None,
         }
     }
 
+    /// The server's clock for expiry.
+    fn now_ns(&self, ctx: &RedisCtx<'_>) -> i64 {
+        match self.cfg.clock {
+            ServerClock::Wall => ctx.wall_ns(),
+            ServerClock::Monotonic => ctx.mono_ns() as i64,
+        }
+    }
+
+    fn expiry_of(&self, e: &Entry) -> Option<Expiry> {
+        let clock = match self.cfg.clock {
+            ServerClock::Wall => ClockKind::Wall,
+            ServerClock::Monotonic => ClockKind::Mono,
+        };
+        e.expires_at_ns.map(|at_ns| Expiry { clock, at_ns })
+    }
+
     pub fn on_start(&mut self, ctx: &mut RedisCtx<'_>) {
-        if self.persistence == Persistence::EverySec {
+        if self.persistence_syncs_every_second() {
             ctx.set_timer(FSYNC, SECOND_NS);
+        }
+        if matches!(self.role, Role::Replica { .. }) && !self.crashed {
+            ctx.record(LockObs::RoleChanged {
+                authoritative: false,
+                role: "replica",
+            });
+        }
+        if self.crashed && self.cfg.delayed_restart_ns > 0 {
+            self.unavailable_until_ns = Some(ctx.mono_ns() + self.cfg.delayed_restart_ns);
+            ctx.record(LockObs::RoleChanged {
+                authoritative: false,
+                role: "restarted, unavailable (delayed restart)",
+            });
+            ctx.set_timer(AVAILABLE, self.cfg.delayed_restart_ns);
         }
         self.armed_ns = None;
         self.expire(ctx);
     }
 
+    fn persistence_syncs_every_second(&self) -> bool {
+        self.cfg.persistence == Persistence::EverySec
+    }
+
     pub fn on_msg(&mut self, ctx: &mut RedisCtx<'_>, from: NodeId, msg: Msg) {
-        let Msg::Redis { req, cmd } = msg else {
-            return;
-        };
-        self.expire(ctx);
-        let lock_before = self.store.get(Key::Lock).copied();
-        let fence_before = self.store.get(Key::Fence).copied();
-        let reply = self.store.exec(cmd, ctx.wall_ns());
-        let cause = match cmd {
-            Cmd::Del { .. } => DeleteCause::PlainDel,
-            _ => DeleteCause::Release,
-        };
-        self.record_lock_change(ctx, lock_before, cause);
-        if let (
-            Some(Entry {
-                value: Value::Int(token),
-                ..
-            }),
-            true,
-        ) = (
-            self.store.get(Key::Fence),
-            self.store.get(Key::Fence).copied() != fence_before,
-        ) {
-            ctx.record(LockObs::TokenIssued { token: *token as u64 });
+        match msg {
+            Msg::Redis { req, cmd } => self.on_command(ctx, from, req, cmd),
+            Msg::Replicate { key, entry } => {
+                if self.role == (Role::Replica { primary: from }) {
+                    let lock_before = self.store.get(Key::Lock).copied();
+                    self.store.put(key, entry);
+                    self.record_lock_change(ctx, lock_before, DeleteCause::Release);
+                    self.persist();
+                    self.arm(ctx);
+                }
+            }
+            Msg::SwitchMaster { .. } if matches!(self.role, Role::Primary { .. }) => {
+                self.role = Role::Demoted;
+                self.backlog.clear();
+                ctx.record(LockObs::RoleChanged {
+                    authoritative: false,
+                    role: "demoted: a replica was promoted",
+                });
+            }
+            _ => {}
         }
-        if self.persistence == Persistence::Always {
+    }
+
+    fn on_command(&mut self, ctx: &mut RedisCtx<'_>, from: NodeId, req: u64, cmd: Cmd) {
+        if self.unavailable_until_ns.is_some() {
+            return; // not accepting connections yet
+        }
+        let reply = match self.role {
+            Role::Demoted | Role::Replica { .. } => {
+                Reply::Error("READONLY You can't write against a read only replica.")
+            }
+            Role::Primary { .. } => {
+                self.expire(ctx);
+                let before = [Key::Lock, Key::Fence].map(|k| self.store.get(k).copied());
+                let reply = self.store.exec(cmd, self.now_ns(ctx));
+                let cause = match cmd {
+                    Cmd::Del { .. } => DeleteCause::PlainDel,
+                    _ => DeleteCause::Release,
+                };
+                self.record_lock_change(ctx, before[0], cause);
+                let fence = self.store.get(Key::Fence).copied();
+                if let (
+                    Some(Entry {
+                        value: Value::Int(token),
+                        ..
+                    }),
+                    true,
+                ) = (fence, fence != before[1])
+                {
+                    ctx.record(LockObs::TokenIssued { token: token as u64 });
+                }
+                for (key, old) in [Key::Lock, Key::Fence].into_iter().zip(before) {
+                    let new = self.store.get(key).copied();
+                    if new != old {
+                        self.replicate(ctx, key, new);
+                    }
+                }
+                self.persist();
+                self.arm(ctx);
+                reply
+            }
+        };
+        ctx.send(from, Msg::RedisReply { req, reply });
+    }
+
+    fn persist(&mut self) {
+        if self.cfg.persistence == Persistence::Always {
             self.synced = self.store.clone();
         }
-        self.arm(ctx);
-        ctx.send(from, Msg::RedisReply { req, reply });
+    }
+
+    /// Queues a write for the replica, to leave after the replication lag.
+    fn replicate(&mut self, ctx: &mut RedisCtx<'_>, key: Key, entry: Option<Entry>) {
+        if let Role::Primary {
+            replica: Some((_, lag_ns)),
+        } = self.role
+        {
+            if self.backlog.is_empty() {
+                ctx.set_timer(REPLICATE, lag_ns);
+            }
+            self.backlog.push_back((ctx.mono_ns() + lag_ns, key, entry));
+        }
+    }
+
+    /// Sends what has waited out the lag, and waits for the next.
+    fn flush_backlog(&mut self, ctx: &mut RedisCtx<'_>) {
+        let Role::Primary {
+            replica: Some((replica, _)),
+        } = self.role
+        else {
+            return;
+        };
+        while let Some(&(due_ns, key, entry)) = self.backlog.front() {
+            if due_ns > ctx.mono_ns() {
+                ctx.set_timer(REPLICATE, due_ns - ctx.mono_ns());
+                return;
+            }
+            self.backlog.pop_front();
+            ctx.send(replica, Msg::Replicate { key, entry });
+        }
     }
 
     pub fn on_timer(&mut self, ctx: &mut RedisCtx<'_>, tag: TimerTag) {
@@ -111,17 +257,44 @@ impl RedisServer {
                 self.synced = self.store.clone();
                 ctx.set_timer(FSYNC, SECOND_NS);
             }
+            REPLICATE => self.flush_backlog(ctx),
+            AVAILABLE => {
+                self.unavailable_until_ns = None;
+                ctx.record(LockObs::RoleChanged {
+                    authoritative: true,
+                    role: "available again",
+                });
+            }
             _ => {}
         }
     }
 
+    /// Sentinel promotes the replica of `primary`, which tells the clients and the old primary.
+    pub fn on_failover(&mut self, ctx: &mut RedisCtx<'_>, primary: NodeId) {
+        if self.role != (Role::Replica { primary }) {
+            return;
+        }
+        self.role = Role::Primary { replica: None };
+        ctx.record(LockObs::RoleChanged {
+            authoritative: true,
+            role: "promoted to primary",
+        });
+        for &client in &self.clients {
+            ctx.send(client, Msg::SwitchMaster { primary: ctx.me() });
+        }
+        ctx.send(primary, Msg::SwitchMaster { primary: ctx.me() });
+    }
+
     pub fn on_crash(&mut self, ctx: &mut RedisCtx<'_>) {
         let lock_before = self.store.get(Key::Lock).copied();
-        self.store = match self.persistence {
+        self.store = match self.cfg.persistence {
             Persistence::None => Store::default(),
             Persistence::EverySec | Persistence::Always => self.synced.clone(),
         };
         self.armed_ns = None;
+        self.backlog.clear();
+        self.crashed = true;
+        self.unavailable_until_ns = None;
         self.record_lock_change(ctx, lock_before, DeleteCause::Crash);
     }
 
@@ -131,22 +304,29 @@ impl RedisServer {
         self.expire(ctx);
     }
 
-    /// Active expiry: removes every key due by the wall clock and re-arms the timer.
+    /// Active expiry: removes every key due by the server's clock and re-arms the timer.
     fn expire(&mut self, ctx: &mut RedisCtx<'_>) {
-        self.store.purge_expired(ctx.wall_ns(), |key, entry| {
-            if key == Key::Lock {
-                ctx.record(LockObs::KeyExpired {
-                    lease: lease_of(&entry),
-                });
-            }
+        let now_ns = self.now_ns(ctx);
+        let mut gone = [None; 2];
+        self.store.purge_expired(now_ns, |key, entry| {
+            gone[key as usize] = Some(entry);
         });
+        for (key, entry) in [Key::Lock, Key::Fence].into_iter().zip(gone) {
+            if let Some(entry) = entry {
+                if key == Key::Lock {
+                    ctx.record(LockObs::KeyExpired {
+                        lease: lease_of(&entry),
+                    });
+                }
+                self.replicate(ctx, key, None);
+            }
+        }
         self.arm(ctx);
     }
 
     /// Sets the expiry timer for the earliest key, unless it is already set for that or an
-    /// earlier instant (an early firing just re-arms). Wall and monotonic clocks run at the
-    /// same rate, so a wall-clock distance is a valid timer duration until a jump, and a jump
-    /// re-arms.
+    /// earlier instant (an early firing just re-arms). Both clocks run at the same rate, so a
+    /// distance on the expiry clock is a valid timer duration until a jump, and a jump re-arms.
     fn arm(&mut self, ctx: &mut RedisCtx<'_>) {
         let Some(at_ns) = self.store.earliest_expiry() else {
             return;
@@ -155,7 +335,7 @@ impl RedisServer {
             return;
         }
         self.armed_ns = Some(at_ns);
-        ctx.set_timer(EXPIRE, (at_ns - ctx.wall_ns()).max(0) as u64);
+        ctx.set_timer(EXPIRE, (at_ns - self.now_ns(ctx)).max(0) as u64);
     }
 
     fn record_lock_change(&self, ctx: &mut RedisCtx<'_>, before: Option<Entry>, cause: DeleteCause) {
@@ -167,11 +347,11 @@ impl RedisServer {
             }),
             (b, Some(a)) if b.is_none_or(|b| b.value != a.value) => ctx.record(LockObs::KeySet {
                 lease: lease_of(&a),
-                expiry: expiry_of(&a),
+                expiry: self.expiry_of(&a),
             }),
             (Some(b), Some(a)) if b.expires_at_ns != a.expires_at_ns => ctx.record(LockObs::KeyExtended {
                 lease: lease_of(&a),
-                expiry: expiry_of(&a),
+                expiry: self.expiry_of(&a),
             }),
             _ => {}
         }

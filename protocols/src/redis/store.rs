@@ -25,6 +25,18 @@ impl Store {
         self.entries.get(&key)
     }
 
+    /// Puts `entry` at `key` as it is (a replica applying its primary's stream), or removes it.
+    pub fn put(&mut self, key: Key, entry: Option<Entry>) {
+        match entry {
+            Some(e) => {
+                self.entries.insert(key, e);
+            }
+            None => {
+                self.entries.remove(&key);
+            }
+        }
+    }
+
     /// Removes every key whose expiry has passed at `now_ns`, reporting each.
     pub fn purge_expired(&mut self, now_ns: i64, mut expired: impl FnMut(Key, Entry)) {
         while let Some((&key, &entry)) = self

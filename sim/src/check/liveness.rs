@@ -42,7 +42,7 @@ fn quiet_from<M, O>(h: &History<M, O>, setup: &LockSetup) -> Result<(u64, usize)
             What::Crash { restart_after_ns: None } if setup.servers.contains(&e.node) => {
                 return Err(format!("{} crashed and never restarts", h.names.of(e.node)));
             }
-            What::Crash { restart_after_ns: None } | What::ClockJump { .. } => e.t_ns,
+            What::Crash { restart_after_ns: None } | What::ClockJump { .. } | What::Failover { .. } => e.t_ns,
             What::Partition { fault, .. } => {
                 open_cuts.insert(*fault);
                 continue;

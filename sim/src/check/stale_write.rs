@@ -14,6 +14,8 @@ use super::{LockFacts, LockSetup, Status, Violation};
 
 pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
     let mut keys: BTreeMap<NodeId, (u64, Option<Expiry>)> = BTreeMap::new();
+    // Servers that said they do not (or no longer) serve the lock, with the role they named.
+    let mut idle: BTreeMap<NodeId, &str> = BTreeMap::new();
     let mut writes = 0;
     for f in &facts.all {
         if setup.servers.contains(&f.node) {
@@ -23,6 +25,13 @@ pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetu
                 }
                 LockObs::KeyDeleted { .. } | LockObs::KeyExpired { .. } => {
                     keys.remove(&f.node);
+                }
+                LockObs::RoleChanged { authoritative, role } => {
+                    if *authoritative {
+                        idle.remove(&f.node);
+                    } else {
+                        idle.insert(f.node, role);
+                    }
                 }
                 _ => {}
             }
@@ -36,6 +45,7 @@ pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetu
         let mut objection = None;
         for &server in &setup.servers {
             let verdict = match keys.get(&server) {
+                _ if idle.contains_key(&server) => Err(format!("does not serve the lock ({})", idle[&server])),
                 None => Err("has no lock key".to_string()),
                 Some((held, _)) if held != lease => Err(format!("has the key for {}", facts.owner_name(h, *held))),
                 Some((_, Some(e))) => {

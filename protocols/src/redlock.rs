@@ -1,0 +1,171 @@
+//! Redlock (DESIGN section 4; the Redis documentation's distributed-lock algorithm): N
+//! independent Redis masters, no replication. A client sends `SET NX PX` to all of them,
+//! computes `validity = ttl - elapsed - (ttl * drift_factor + 2 ms)` on its monotonic clock
+//! and holds only with a majority and validity > 0; otherwise it unlocks every instance and
+//! retries after a random delay. Redlock offers no fencing token (Kleppmann's point); a scenario
+//! may give the resource tokens from a separate counter Redis.
+
+use locksim_sim::{LockSetup, NodeId, NodeSetup};
+
+use crate::knobs::{KnobError, Knobs};
+use crate::lock_client::{Acquire, ClientConfig, FencingTokens, LockClient, LockService, drift_allowance_ns};
+use crate::lock_world::LockNode;
+use crate::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
+use crate::redis::{MAX_CLIENTS, parse_liveness_window, parse_server};
+use crate::resource::Resource;
+use crate::scenario::{ProtocolConfig, Role, Scenario};
+
+/// `kind = "redlock"`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redlock {
+    pub clients: u32,
+    pub servers: u32,
+    pub client: ClientConfig,
+    pub server: RedisConfig,
+    pub drift_factor_ppm: u32,
+    pub per_node_timeout_ns: u64,
+    pub retry_count: u32,
+    pub liveness_window_ns: u64,
+}
+
+/// The most lock servers: acquisitions are tracked as bit sets.
+const MAX_SERVERS: u64 = 31;
+
+impl Redlock {
+    pub fn parse(k: &mut Knobs) -> Result<ProtocolConfig, KnobError> {
+        let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of lock clients client-0..")? as u32;
+        let servers = k.uint(
+            "servers",
+            5,
+            1,
+            MAX_SERVERS,
+            "independent Redis masters server-0.. (odd)",
+        )? as u32;
+        if servers % 2 == 0 {
+            return Err(k.error(
+                "servers",
+                format!("must be odd (got {servers}): an even count tolerates no more failures than one fewer"),
+            ));
+        }
+        let tokens = [("none", FencingTokens::None), ("counter", FencingTokens::Counter)];
+        let client = ClientConfig::parse(k, &tokens, "retry_delay_ms")?;
+        if client.renew_every_ns > 0 {
+            return Err(k.error(
+                "renew_every_ms",
+                "Redlock's lock extension is not modelled; leave renewal off",
+            ));
+        }
+        if client.acquire != Acquire::SetNxPx {
+            return Err(k.error("acquire", "Redlock acquires with SET NX PX on every instance"));
+        }
+        let drift_factor_ppm = k.fraction_ppm(
+            "clock_drift_factor",
+            10_000,
+            "validity allowance for clock drift, as a fraction of the TTL (plus 2 ms)",
+        )?;
+        let per_node_timeout_ns = k.millis(
+            "per_node_timeout_ms",
+            50,
+            1,
+            3_600_000,
+            "how long an acquire waits for the instances' answers (small against the TTL)",
+        )?;
+        let retry_count = k.uint(
+            "retry_count",
+            3,
+            0,
+            1_000_000,
+            "failed attempts before a round gives up and starts over with a new lease (0 = never)",
+        )? as u32;
+        let server = parse_server(k)?;
+        let liveness_window_ns = parse_liveness_window(k, client.ttl_ns)?;
+        Ok(ProtocolConfig::Redlock(Redlock {
+            clients,
+            servers,
+            client,
+            server,
+            drift_factor_ppm,
+            per_node_timeout_ns,
+            retry_count,
+            liveness_window_ns,
+        }))
+    }
+
+    fn has_counter(&self) -> bool {
+        self.client.fencing_tokens == FencingTokens::Counter
+    }
+
+    pub fn topology(&self) -> Vec<(String, Role)> {
+        let mut nodes: Vec<(String, Role)> = (0..self.clients)
+            .map(|i| (format!("client-{i}"), Role::Client))
+            .collect();
+        nodes.extend((0..self.servers).map(|i| (format!("server-{i}"), Role::Server)));
+        if self.has_counter() {
+            nodes.push(("counter".into(), Role::Server));
+        }
+        nodes.push(("resource".into(), Role::Resource));
+        nodes
+    }
+
+    pub fn issues_tokens(&self) -> bool {
+        self.has_counter()
+    }
+
+    pub fn build(&self, s: &Scenario) -> (Vec<NodeSetup<LockNode>>, LockSetup) {
+        let (n, m) = (self.clients, self.servers);
+        let clients: Vec<NodeId> = (0..n).map(NodeId).collect();
+        let servers: Vec<NodeId> = (n..n + m).map(NodeId).collect();
+        let counter = self.has_counter().then_some(NodeId(n + m));
+        let resource = NodeId(n + m + u32::from(self.has_counter()));
+        let service = LockService {
+            servers: servers.clone(),
+            quorum: m / 2 + 1,
+            drift_ns: drift_allowance_ns(self.client.ttl_ns, self.drift_factor_ppm),
+            per_node_timeout_ns: self.per_node_timeout_ns,
+            retry_count: self.retry_count,
+            counter,
+            resource,
+        };
+        let mut nodes: Vec<NodeSetup<LockNode>> = clients
+            .iter()
+            .map(|&c| NodeSetup {
+                name: format!("client-{}", c.0),
+                clock: s.clock_of(c),
+                model: LockNode::Client(LockClient::new(self.client, u64::from(c.0), service.clone())),
+            })
+            .collect();
+        let primary = RedisRole::Primary { replica: None };
+        for (i, &server) in servers.iter().enumerate() {
+            nodes.push(NodeSetup {
+                name: format!("server-{i}"),
+                clock: s.clock_of(server),
+                model: LockNode::Redis(RedisServer::new(self.server, primary, Vec::new())),
+            });
+        }
+        if let Some(counter) = counter {
+            // The token counter must never go back: it persists every write.
+            let cfg = RedisConfig {
+                persistence: Persistence::Always,
+                clock: ServerClock::Wall,
+                delayed_restart_ns: 0,
+            };
+            nodes.push(NodeSetup {
+                name: "counter".into(),
+                clock: s.clock_of(counter),
+                model: LockNode::Redis(RedisServer::new(cfg, primary, Vec::new())),
+            });
+        }
+        nodes.push(NodeSetup {
+            name: "resource".into(),
+            clock: s.clock_of(resource),
+            model: LockNode::Resource(Resource::new(s.resource)),
+        });
+        let setup = LockSetup {
+            clients,
+            servers,
+            quorum: (m / 2 + 1) as usize,
+            liveness_window_ns: self.liveness_window_ns,
+        };
+        (nodes, setup)
+    }
+}
