@@ -41,7 +41,7 @@ impl Redlock {
             MAX_SERVERS,
             "independent Redis masters server-0.. (odd)",
         )? as u32;
-        if servers % 2 == 0 {
+        if servers.is_multiple_of(2) {
             return Err(k.error(
                 "servers",
                 format!("must be odd (got {servers}): an even count tolerates no more failures than one fewer"),

@@ -147,14 +147,12 @@ impl RedisServer {
     pub fn on_msg(&mut self, ctx: &mut RedisCtx<'_>, from: NodeId, msg: Msg) {
         match msg {
             Msg::Redis { req, cmd } => self.on_command(ctx, from, req, cmd),
-            Msg::Replicate { key, entry } => {
-                if self.role == (Role::Replica { primary: from }) {
-                    let lock_before = self.store.get(Key::Lock).copied();
-                    self.store.put(key, entry);
-                    self.record_lock_change(ctx, lock_before, DeleteCause::Release);
-                    self.persist();
-                    self.arm(ctx);
-                }
+            Msg::Replicate { key, entry } if self.role == (Role::Replica { primary: from }) => {
+                let lock_before = self.store.get(Key::Lock).copied();
+                self.store.put(key, entry);
+                self.record_lock_change(ctx, lock_before, DeleteCause::Release);
+                self.persist();
+                self.arm(ctx);
             }
             Msg::SwitchMaster { .. } if matches!(self.role, Role::Primary { .. }) => {
                 self.role = Role::Demoted;
