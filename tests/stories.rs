@@ -269,3 +269,170 @@ fn setnx_then_expire_crash_leaks_a_key_without_ttl() {
     assert!(twin.first("server-0", "key_set")["expiry"].is_object());
     assert!(matches!(twin.status(Invariant::Liveness), Status::Held(_)));
 }
+
+/// Claims that are part of a story but not of a protection, so they have no twin and live here
+/// rather than in `[expect]` (see tests/twins.rs) — checked for every seed all the same.
+#[test]
+fn the_stories_other_verdicts_hold_for_seeds_0_to_100() {
+    let claims: &[(&str, Invariant, &str)] = &[
+        // A GC pause breaks the write, not mutual exclusion: the holder's interval ends at its own deadline.
+        (
+            "single-redis/kleppmann-gc-pause.toml",
+            Invariant::MutualExclusion,
+            "held",
+        ),
+        (
+            "single-redis/kleppmann-gc-pause-fenced.toml",
+            Invariant::MutualExclusion,
+            "held",
+        ),
+        (
+            "single-redis/check-then-write-pause.toml",
+            Invariant::MutualExclusion,
+            "held",
+        ),
+        // Fencing keeps its order even as a stale write gets in.
+        ("single-redis/fencing-is-ordering.toml", Invariant::FencingOrder, "held"),
+        // The same pause, caught before the write: everything holds.
+        (
+            "single-redis/gc-pause-caught-by-deadline-check.toml",
+            Invariant::MutualExclusion,
+            "held",
+        ),
+        (
+            "single-redis/gc-pause-caught-by-deadline-check.toml",
+            Invariant::Liveness,
+            "held",
+        ),
+        ("single-redis/set-nx-px-crash.toml", Invariant::MutualExclusion, "held"),
+        // antirez: a pause during acquisition is caught; Kleppmann: after it, only the write is late.
+        (
+            "redlock/pause-during-acquisition.toml",
+            Invariant::MutualExclusion,
+            "held",
+        ),
+        (
+            "redlock/pause-after-acquisition.toml",
+            Invariant::MutualExclusion,
+            "held",
+        ),
+        (
+            "redlock/pause-after-acquisition-fenced.toml",
+            Invariant::MutualExclusion,
+            "held",
+        ),
+        ("redlock/delayed-packet.toml", Invariant::MutualExclusion, "held"),
+    ];
+    for (rel, invariant, expected) in claims {
+        let s = load_file(&common::scenario(rel)).unwrap().scenario;
+        for seed in 0..100 {
+            let o = run(&s, seed, Level::Facts);
+            let got = o
+                .verdicts
+                .iter()
+                .find(|v| v.invariant == *invariant)
+                .unwrap()
+                .status
+                .word();
+            assert_eq!(got, *expected, "{rel} seed {seed}: {invariant}");
+        }
+    }
+}
+
+#[test]
+fn clock_jump_gives_two_clients_a_majority_each() {
+    let r = run_story("redlock/clock-jump.toml", 1);
+    let first = r.first("client-0", "acquired");
+    assert_eq!(first["servers"], 0b00111, "client-0 holds {{0,1,2}}");
+    let jump = r.first("server-2", "clock_jump");
+    let expired = r.first("server-2", "key_expired");
+    assert_eq!(t(expired), t(jump), "the forward jump expires the key at once");
+    let second = r.violated_at(Invariant::MutualExclusion);
+    assert_eq!(
+        (second["node"].as_str(), second["servers"].as_u64()),
+        (Some("client-1"), Some(0b11100))
+    );
+    let twin = run_story("redlock/clock-jump-monotonic.toml", 1);
+    assert!(
+        twin.all("server-2", "key_expired").iter().all(|e| t(e) > 9 * S),
+        "no early expiry"
+    );
+}
+
+#[test]
+fn a_pause_before_the_validity_computation_makes_the_validity_negative() {
+    let r = run_story("redlock/pause-during-acquisition.toml", 1);
+    let replies = r.first("client-0", "acquire_replies");
+    assert_eq!(replies["granted"], 0b11111, "all five said yes");
+    let failed = r.first("client-0", "acquire_failed");
+    assert_eq!(failed["why"], "quorum, but no validity left");
+    assert!(t(failed) >= t(replies) + 12 * S, "decided only after the pause");
+    let acquired = r.all("client-0", "acquired");
+    assert!(
+        acquired.iter().all(|a| t(a) > t(failed)),
+        "the paused attempt never counted as held"
+    );
+}
+
+#[test]
+fn fenced_redlock_rejects_the_late_write_and_a_delayed_packet() {
+    for rel in [
+        "redlock/pause-after-acquisition-fenced.toml",
+        "redlock/delayed-packet-fenced.toml",
+    ] {
+        let r = run_story(rel, 1);
+        let refused = r.first("resource", "write_refused");
+        assert_eq!(refused["client"], 0, "{rel}: client-0's write");
+        assert!(refused["token"].as_u64() < refused["max"].as_u64(), "{rel}");
+        let tokens: Vec<u64> = r
+            .all("counter", "token_issued")
+            .iter()
+            .map(|e| e["token"].as_u64().unwrap())
+            .collect();
+        assert!(
+            tokens.windows(2).all(|w| w[0] < w[1]) && tokens.len() > 3,
+            "{rel}: counter tokens"
+        );
+    }
+    let unfenced = run_story("redlock/delayed-packet.toml", 1);
+    let late = unfenced.violated_at(Invariant::StaleWrite);
+    let sent = unfenced.first("client-0", "write_sent");
+    assert!(t(late) >= t(sent) + 90 * S, "the write arrived 90 s after it was sent");
+}
+
+#[test]
+fn failover_loses_the_unreplicated_lock_and_grants_a_token_twice() {
+    let r = run_story("failover/failover-tokens.toml", 1);
+    let promoted = r
+        .all("replica-0", "role_changed")
+        .into_iter()
+        .find(|e| e["authoritative"] == true)
+        .unwrap();
+    let first = r.first("client-0", "acquired");
+    assert!(t(promoted) >= t(first));
+    let issued: Vec<&Value> = r.events.iter().filter(|e| e["kind"] == "token_issued").collect();
+    assert_eq!(issued[0]["node"], "server-0");
+    let again = issued.iter().find(|e| e["node"] == "replica-0").unwrap();
+    assert!(
+        again["token"].as_u64() <= issued[0]["token"].as_u64(),
+        "the new primary's counter lagged"
+    );
+    let second = r.violated_at(Invariant::MutualExclusion);
+    assert_eq!(second["node"], "client-1");
+    assert!(matches!(r.status(Invariant::TokenMonotonic), Status::Violated(_)));
+}
+
+#[test]
+fn a_delayed_restart_keeps_the_server_out_longer_than_the_ttl() {
+    let r = run_story("redlock/crash-delayed-restart.toml", 1);
+    let roles = r.all("server-2", "role_changed");
+    assert_eq!(roles.len(), 2, "unavailable, then available again");
+    assert_eq!(roles[0]["authoritative"], false);
+    assert!(t(roles[1]) - t(roles[0]) >= 15 * S);
+    let acquired_by_1 = r.all("client-1", "acquired");
+    assert!(
+        acquired_by_1
+            .iter()
+            .all(|a| a["servers"].as_u64().unwrap() & 0b100 == 0 || t(a) > t(roles[1]))
+    );
+}

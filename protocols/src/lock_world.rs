@@ -80,7 +80,7 @@ impl Node for LockNode {
     fn on_msg(&mut self, ctx: &mut LockCtx<'_>, from: NodeId, msg: Msg) {
         match self {
             LockNode::Client(n) => match msg {
-                Msg::SwitchMaster { primary } => n.switch_primary(primary),
+                Msg::SwitchMaster { primary } => n.switch_primary(ctx, primary),
                 msg => n.on_msg(ctx, from, msg),
             },
             LockNode::Redis(n) => n.on_msg(ctx, from, msg),

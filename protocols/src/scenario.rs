@@ -97,8 +97,11 @@ pub struct Scenario {
     pub network: NetworkConfig,
     pub clocks: Vec<(NodeId, ClockSpec)>,
     pub faults: FaultPlan,
-    /// Expected verdicts, in file order.
+    /// Expected verdicts, in invariant order.
     pub expect: Vec<(Invariant, Expected)>,
+    /// The catalogue scenarios this one is paired with: the same story without its protection,
+    /// expecting `violated` where this one expects `held` (tests/twins.rs checks the pairing).
+    pub twins: Vec<String>,
 }
 
 impl Scenario {

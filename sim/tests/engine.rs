@@ -752,6 +752,26 @@ fn partition_at_time_zero_drops_the_very_first_messages() {
     assert!(deliveries(&h, A).is_empty() && deliveries(&h, B).is_empty());
 }
 
+/// DESIGN 3, same rule, for fault bookkeeping scheduled during the run: a heal due at 20 ms
+/// takes effect before a node step due at 20 ms, even though the node's timer was queued first
+/// (at start, the heal only when the partition began). Otherwise "heal at t" would mean "heal
+/// at t, after whatever happened to be scheduled earlier", and a scenario's outcome would hang
+/// on queue insertion order.
+#[test]
+fn heal_takes_effect_before_node_steps_at_the_same_instant() {
+    let a = Toy::new()
+        .on_first_start([Act::Timer(1, 20 * MS)])
+        .on(1, [Act::Send(B, 1)]);
+    let cut = FaultAction::Partition {
+        groups: vec![vec![A], vec![B]],
+        one_way: false,
+        heal_after_ns: Some(10 * MS),
+    };
+    let h = run([a, Toy::new()], vec![at(10 * MS, cut)]);
+    assert!(drops(&h).is_empty(), "{}", dump(&h));
+    assert_eq!(deliveries(&h, B), vec![(21 * MS, A, 1)]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 7. Crash and restart
 // ---------------------------------------------------------------------------------------------

@@ -173,6 +173,27 @@ fn read(mut top: Knobs) -> Result<Scenario, KnobError> {
     let mut faults = faults::parse(array(&mut top, "fault", "the fault plan")?, &topo, duration_ms)?;
     faults.extend(clocks.jumps);
 
+    let twins = match top.raw(
+        "twins",
+        "array of scenario names",
+        "catalogue twins: the same story without the protection",
+    ) {
+        None => Vec::new(),
+        Some(KnobValue::List(items)) => items
+            .into_iter()
+            .map(|item| match item.value {
+                KnobValue::Str(name) => Ok(name),
+                other => Err(top.error("twins", format!("must list scenario names, not {}", other.type_name()))),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(top.error(
+                "twins",
+                format!("must be an array of scenario names, not {}", other.type_name()),
+            ));
+        }
+    };
+
     let (line, entries) = section(&mut top, "expect", "expected verdicts")?;
     let expect = read_expect(Knobs::new("expect", line, entries))?;
     top.finish()?;
@@ -188,6 +209,7 @@ fn read(mut top: Knobs) -> Result<Scenario, KnobError> {
         clocks: clocks.specs,
         faults: FaultPlan { entries: faults },
         expect,
+        twins,
     })
 }
 

@@ -135,10 +135,16 @@ impl LockClient {
         *self = LockClient::new(self.cfg, self.index, self.service.clone());
     }
 
-    /// Sentinel announced a new primary: talk to it from now on.
-    pub fn switch_primary(&mut self, primary: NodeId) {
-        if self.service.servers.len() == 1 {
-            self.service.servers[0] = primary;
+    /// Sentinel announced a new primary: talk to it from now on. The connection to the old one
+    /// is dropped, so a request still waiting on it fails now rather than at its timeout.
+    pub fn switch_primary(&mut self, ctx: &mut ClientCtx<'_>, primary: NodeId) {
+        if self.service.servers.len() != 1 || self.service.servers[0] == primary {
+            return;
+        }
+        self.service.servers[0] = primary;
+        if self.req != 0 && matches!(self.phase, Phase::Acquiring | Phase::Releasing) {
+            ctx.cancel_timer(TIMEOUT);
+            self.on_timeout(ctx);
         }
     }
 
