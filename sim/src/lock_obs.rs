@@ -70,10 +70,12 @@ pub enum LockObs {
         granted: u32,
         answered: u32,
     },
-    /// The attempt did not get the lock; the client retries after a backoff.
+    /// The attempt did not get the lock (with the validity it computed); the client retries
+    /// after a backoff.
     AcquireFailed {
         lease: u64,
         why: &'static str,
+        validity_ns: i64,
     },
     /// The client holds the lock until its monotonic clock reads `deadline_mono_ns`.
     /// `servers` is the set (bit i = server-i) that granted it.
@@ -228,6 +230,10 @@ impl Observation for LockObs {
 
     fn salience(&self) -> Salience {
         match self {
+            // A quorum thrown away for lack of validity is the story (antirez's pause); a busy
+            // key is a retry.
+            LockObs::AcquireFailed { why, .. } if why.contains("validity") => Salience::Salient,
+            LockObs::AcquireReplies { granted, .. } if *granted != 0 => Salience::Routine,
             LockObs::AcquireStarted { .. }
             | LockObs::AcquireReplies { .. }
             | LockObs::AcquireFailed { .. }
@@ -273,7 +279,15 @@ impl Observation for LockObs {
                 server_set(*granted),
                 server_set(*answered)
             ),
-            LockObs::AcquireFailed { lease: l, why } => format!("did not acquire (lease {}): {why}", short_lease(*l)),
+            LockObs::AcquireFailed {
+                lease: l,
+                why,
+                validity_ns,
+            } => format!(
+                "did not acquire (lease {}): {why} (validity {})",
+                short_lease(*l),
+                fmt_signed_secs(*validity_ns)
+            ),
             LockObs::Acquired {
                 lease: l,
                 token: t,

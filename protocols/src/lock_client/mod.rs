@@ -324,7 +324,11 @@ impl LockClient {
             } else {
                 "quorum, but no validity left"
             };
-            ctx.record(LockObs::AcquireFailed { lease: self.lease, why });
+            ctx.record(LockObs::AcquireFailed {
+                lease: self.lease,
+                why,
+                validity_ns,
+            });
             if self.granted != 0 {
                 // Unlock every instance, as the algorithm says; nobody waits for the answers.
                 let cmd = self.release_cmd();
