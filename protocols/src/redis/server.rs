@@ -333,7 +333,8 @@ impl RedisServer {
             return;
         }
         self.armed_ns = Some(at_ns);
-        ctx.set_timer(EXPIRE, (at_ns - self.now_ns(ctx)).max(0) as u64);
+        // A key expires just after its instant (Redis's rule), so the timer aims 1 ns past it.
+        ctx.set_timer(EXPIRE, (at_ns - self.now_ns(ctx) + 1).max(0) as u64);
     }
 
     fn record_lock_change(&self, ctx: &mut RedisCtx<'_>, before: Option<Entry>, cause: DeleteCause) {

@@ -20,6 +20,16 @@ pub struct Store {
 
 const MS: i64 = 1_000_000;
 
+/// Redis keeps a key alive while its clock still reads the expiry instant and expires it only
+/// after (`if (now <= when) return 0` in `keyIsExpired`).
+fn is_expired(e: &Entry, now_ns: i64) -> bool {
+    e.expires_at_ns.is_some_and(|at| at < now_ns)
+}
+
+/// Redis's answer to `SET ... PX 0` (it checks the expire time before `NX`), also from a
+/// script's `SET`.
+const BAD_SET_EXPIRE: &str = "ERR invalid expire time in 'set' command";
+
 impl Store {
     pub fn get(&self, key: Key) -> Option<&Entry> {
         self.entries.get(&key)
@@ -39,11 +49,7 @@ impl Store {
 
     /// Removes every key whose expiry has passed at `now_ns`, reporting each.
     pub fn purge_expired(&mut self, now_ns: i64, mut expired: impl FnMut(Key, Entry)) {
-        while let Some((&key, &entry)) = self
-            .entries
-            .iter()
-            .find(|(_, e)| e.expires_at_ns.is_some_and(|at| at <= now_ns))
-        {
+        while let Some((&key, &entry)) = self.entries.iter().find(|(_, e)| is_expired(e, now_ns)) {
             self.entries.remove(&key);
             expired(key, entry);
         }
@@ -57,7 +63,7 @@ impl Store {
     /// The live entry at `key`: an expired one counts as absent (and is dropped).
     fn live(&mut self, key: Key, now_ns: i64) -> Option<Entry> {
         match self.entries.get(&key) {
-            Some(e) if e.expires_at_ns.is_some_and(|at| at <= now_ns) => {
+            Some(e) if is_expired(e, now_ns) => {
                 self.entries.remove(&key);
                 None
             }
@@ -73,6 +79,9 @@ impl Store {
     pub fn exec(&mut self, cmd: Cmd, now_ns: i64) -> Reply {
         match cmd {
             Cmd::SetNxPx { key, value, px_ms } => {
+                if px_ms == 0 {
+                    return Reply::Error(BAD_SET_EXPIRE);
+                }
                 if self.live(key, now_ns).is_some() {
                     return Reply::Nil;
                 }
@@ -127,6 +136,9 @@ impl Store {
                 px_ms,
                 fence,
             } => {
+                if px_ms == Some(0) {
+                    return Reply::Error(BAD_SET_EXPIRE);
+                }
                 if self.live(key, now_ns).is_some() {
                     return Reply::Nil;
                 }
@@ -176,8 +188,9 @@ mod tests {
         assert_eq!(s.exec(set(A), 0), Reply::Ok);
         assert_eq!(s.exec(set(B), 9 * S), Reply::Nil);
         assert_eq!(s.exec(Cmd::Pttl { key: Key::Lock }, 9 * S), Reply::Int(1000));
-        assert_eq!(s.exec(set(B), 10 * S), Reply::Ok, "expired exactly at the deadline");
-        assert_eq!(s.exec(Cmd::Get { key: Key::Lock }, 10 * S), Reply::Bulk(B));
+        assert_eq!(s.exec(set(B), 10 * S), Reply::Nil, "still alive at the deadline itself");
+        assert_eq!(s.exec(set(B), 10 * S + 1), Reply::Ok, "expired just after it");
+        assert_eq!(s.exec(Cmd::Get { key: Key::Lock }, 10 * S + 1), Reply::Bulk(B));
     }
 
     #[test]
@@ -280,6 +293,29 @@ mod tests {
     }
 
     #[test]
+    fn px_0_is_refused_as_redis_does() {
+        let mut s = Store::default();
+        let set = Cmd::SetNxPx {
+            key: Key::Lock,
+            value: A,
+            px_ms: 0,
+        };
+        assert!(matches!(s.exec(set, 0), Reply::Error(e) if e.starts_with("ERR invalid expire")));
+        let acquire = Cmd::AcquireWithToken {
+            key: Key::Lock,
+            value: A,
+            px_ms: Some(0),
+            fence: Key::Fence,
+        };
+        assert!(matches!(s.exec(acquire, 0), Reply::Error(_)));
+        assert_eq!(
+            (s.get(Key::Lock), s.get(Key::Fence)),
+            (None, None),
+            "nothing set, no token taken"
+        );
+    }
+
+    #[test]
     fn purge_reports_expired_keys() {
         let mut s = Store::default();
         s.exec(
@@ -291,7 +327,7 @@ mod tests {
             0,
         );
         let mut gone = Vec::new();
-        s.purge_expired(10 * 1_000_000, |k, _| gone.push(k));
+        s.purge_expired(10 * 1_000_000 + 1, |k, _| gone.push(k));
         assert_eq!(gone, [Key::Lock]);
         assert_eq!(s.earliest_expiry(), None);
     }

@@ -53,7 +53,7 @@ pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetu
                         ClockKind::Wall => h.clock(server).wall_at(f.t_ns),
                         ClockKind::Mono => h.clock(server).mono_at(f.t_ns) as i64,
                     };
-                    if now < e.at_ns {
+                    if now <= e.at_ns {
                         Ok(())
                     } else {
                         Err(format!(
