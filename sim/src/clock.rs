@@ -124,6 +124,20 @@ impl ClockTrack {
         self.jump_total_ns += by_ns;
     }
 
+    /// Ends any suspension still running at `at_ns` there: a crashed machine is not suspended
+    /// any more, and whatever restarts runs on a moving clock.
+    pub fn end_suspension(&mut self, at_ns: u64) {
+        if let Some(last) = self.suspends.last_mut()
+            && last.1 > at_ns
+        {
+            if last.0 >= at_ns {
+                self.suspends.pop();
+            } else {
+                last.1 = at_ns;
+            }
+        }
+    }
+
     /// Records that the node is suspended over `[start_ns, end_ns)`: its monotonic clock
     /// stands still there. Starts must not go backwards; overlapping intervals merge.
     pub fn suspend(&mut self, start_ns: u64, end_ns: u64) {

@@ -235,6 +235,7 @@ impl<N: Node> World<N> {
                 } else if slot.clock.mono_at(self.now_ns) < target_mono_ns {
                     // A suspension stopped the monotonic clock after the timer was set.
                     let at_ns = slot.clock.true_time_of_mono(target_mono_ns);
+                    debug_assert!(at_ns > self.now_ns, "a timer re-armed for the same instant would loop");
                     self.queue.push(at_ns, due);
                 } else {
                     self.stats.timers += 1;
@@ -585,9 +586,11 @@ impl<N: Node> World<N> {
             return;
         }
         self.push_event(node, What::Crash { restart_after_ns });
+        let now_ns = self.now_ns;
         let slot = &mut self.slots[node.index()];
         slot.life = Life::Crashed;
         slot.started = false;
+        slot.clock.end_suspension(now_ns);
         slot.incarnation += 1;
         slot.held.clear();
         for generation in &mut slot.timer_generation {
