@@ -48,13 +48,22 @@ pub fn render() -> String {
     for i in Invariant::ALL {
         out.push_str(&format!("  {:<17} {}\n", i.id(), i.meaning()));
     }
-    out.push_str("\nevents a fault can follow (`after`)\n");
-    for (role, name) in [
-        (Role::Client, "client-<i>"),
-        (Role::Server, "server-<i>"),
-        (Role::Resource, "resource"),
-    ] {
-        out.push_str(&format!("  {name:<11} {}\n", role.events().join(", ")));
+    out.push_str("\nevents a fault can follow (`after`), by protocol and role\n");
+    for p in PROTOCOLS {
+        let mut k = Knobs::documenting("protocol");
+        if let Ok(config) = (p.parse)(&mut k) {
+            out.push_str(&format!("  {}\n", p.kind));
+            for (role, name) in [
+                (Role::Client, "client"),
+                (Role::Server, "server"),
+                (Role::Resource, "resource"),
+            ] {
+                let events = config.events(role);
+                if !events.is_empty() {
+                    out.push_str(&format!("    {name:<9} {}\n", events.join(", ")));
+                }
+            }
+        }
     }
     out
 }

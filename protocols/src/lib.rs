@@ -5,11 +5,13 @@
 pub mod knobs;
 pub mod lock_client;
 pub mod lock_world;
+pub mod protocol;
 pub mod redis;
 pub mod redlock;
 pub mod registry;
 pub mod resource;
 pub mod scenario;
 
+pub use protocol::Protocol;
 pub use registry::{Outcome, PROTOCOLS, run};
 pub use scenario::{Expected, ProtocolConfig, Role, Scenario};

@@ -3,7 +3,11 @@
 
 use std::fmt;
 
-use locksim_sim::{Ctx, LockObs, Node, NodeId, TimerTag};
+use locksim_sim::check::check_lock;
+use locksim_sim::{Ctx, Level, LockObs, LockSetup, Node, NodeId, NodeSetup, TimerTag};
+
+use crate::registry::{Outcome, run_world};
+use crate::scenario::{Role, Scenario};
 
 use crate::lock_client::LockClient;
 use crate::redis::cmd::{Cmd, Key, Reply};
@@ -54,6 +58,27 @@ impl fmt::Display for Msg {
             Msg::SwitchMaster { .. } => f.write_str("+switch-master: the sender is the primary now"),
         }
     }
+}
+
+/// The events each role of a lock world records (what a fault's `after` may name).
+pub fn lock_events(role: Role) -> &'static [&'static str] {
+    use locksim_sim::lock_obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
+    match role {
+        Role::Client => CLIENT_EVENTS,
+        Role::Server => SERVER_EVENTS,
+        Role::Resource => RESOURCE_EVENTS,
+    }
+}
+
+/// Runs a lock world and judges it with the generic lock checkers.
+pub fn run_lock_world(
+    nodes: Vec<NodeSetup<LockNode>>,
+    setup: LockSetup,
+    s: &Scenario,
+    seed: u64,
+    level: Level,
+) -> Outcome {
+    run_world(nodes, s, seed, level, |h| check_lock(h, &setup))
 }
 
 /// Every role of a lock world.

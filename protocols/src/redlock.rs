@@ -5,13 +5,15 @@
 //! retries after a random delay. Redlock offers no fencing token (Kleppmann's point); a scenario
 //! may give the resource tokens from a separate counter Redis.
 
-use locksim_sim::{LockSetup, NodeId, NodeSetup};
+use locksim_sim::{Level, LockSetup, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
 use crate::lock_client::{Acquire, ClientConfig, FencingTokens, LockClient, LockService, drift_allowance_ns};
-use crate::lock_world::LockNode;
+use crate::lock_world::{LockNode, lock_events, run_lock_world};
+use crate::protocol::Protocol;
 use crate::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
 use crate::redis::{MAX_CLIENTS, parse_liveness_window, parse_server};
+use crate::registry::Outcome;
 use crate::resource::Resource;
 use crate::scenario::{ProtocolConfig, Role, Scenario};
 
@@ -95,7 +97,7 @@ impl Redlock {
         self.client.fencing_tokens == FencingTokens::Counter
     }
 
-    pub fn topology(&self) -> Vec<(String, Role)> {
+    fn nodes(&self) -> Vec<(String, Role)> {
         let mut nodes: Vec<(String, Role)> = (0..self.clients)
             .map(|i| (format!("client-{i}"), Role::Client))
             .collect();
@@ -105,10 +107,6 @@ impl Redlock {
         }
         nodes.push(("resource".into(), Role::Resource));
         nodes
-    }
-
-    pub fn issues_tokens(&self) -> bool {
-        self.has_counter()
     }
 
     pub fn build(&self, s: &Scenario) -> (Vec<NodeSetup<LockNode>>, LockSetup) {
@@ -167,5 +165,32 @@ impl Redlock {
             liveness_window_ns: self.liveness_window_ns,
         };
         (nodes, setup)
+    }
+}
+
+impl Protocol for Redlock {
+    fn kind(&self) -> &'static str {
+        "redlock"
+    }
+
+    fn topology(&self) -> Vec<(String, Role)> {
+        self.nodes()
+    }
+
+    fn events(&self, role: Role) -> &'static [&'static str] {
+        lock_events(role)
+    }
+
+    fn has_resource(&self) -> bool {
+        true
+    }
+
+    fn issues_tokens(&self) -> bool {
+        self.client.fencing_tokens != FencingTokens::None
+    }
+
+    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
+        let (nodes, setup) = self.build(s);
+        run_lock_world(nodes, setup, s, seed, level)
     }
 }

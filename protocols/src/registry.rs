@@ -1,9 +1,8 @@
 //! The protocol registry: every model's kind, its summary, its knob parser, and how to run a
 //! scenario of it. The CLI, `locksim list` and the tests find protocols here only.
 
-use locksim_sim::check::check_lock;
 use locksim_sim::trace::{TraceEvent, erase};
-use locksim_sim::{Level, Stats, Verdict, World, WorldConfig};
+use locksim_sim::{History, Level, Node, NodeSetup, Stats, Verdict, World, WorldConfig};
 
 use crate::knobs::{KnobError, Knobs};
 use crate::redis::SingleRedis;
@@ -47,6 +46,18 @@ pub struct Outcome {
 
 /// Runs `s` with `seed` and judges it.
 pub fn run(s: &Scenario, seed: u64, level: Level) -> Outcome {
+    s.protocol.model().run(s, seed, level)
+}
+
+/// Runs a world built from `s` and judges its history with `check`: what every model's
+/// `Protocol::run` does.
+pub fn run_world<N: Node>(
+    nodes: Vec<NodeSetup<N>>,
+    s: &Scenario,
+    seed: u64,
+    level: Level,
+    check: impl FnOnce(&History<N::Msg, N::Obs>) -> Vec<Verdict>,
+) -> Outcome {
     let cfg = WorldConfig {
         seed,
         end_ns: s.duration_ns,
@@ -54,13 +65,9 @@ pub fn run(s: &Scenario, seed: u64, level: Level) -> Outcome {
         faults: s.faults.clone(),
         level,
     };
-    let (nodes, setup) = match &s.protocol {
-        ProtocolConfig::SingleRedis(p) => p.build(s),
-        ProtocolConfig::Redlock(p) => p.build(s),
-    };
     let history = World::new(nodes, cfg).run();
     Outcome {
-        verdicts: check_lock(&history, &setup),
+        verdicts: check(&history),
         trace: if level == Level::Full {
             erase(&history)
         } else {

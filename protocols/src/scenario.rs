@@ -3,6 +3,7 @@
 
 use locksim_sim::{ClockSpec, FaultPlan, Invariant, NetworkConfig, NodeId};
 
+use crate::protocol::Protocol;
 use crate::redis::SingleRedis;
 use crate::redlock::Redlock;
 use crate::resource::ResourceConfig;
@@ -25,7 +26,8 @@ impl Expected {
     }
 }
 
-/// What a node is, which decides the events a fault can wait for.
+/// What a node is: the loader resolves a fault's `after` against the events the protocol says
+/// a node of that role records.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Role {
     Client,
@@ -33,18 +35,8 @@ pub enum Role {
     Resource,
 }
 
-impl Role {
-    pub fn events(self) -> &'static [&'static str] {
-        use locksim_sim::lock_obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
-        match self {
-            Role::Client => CLIENT_EVENTS,
-            Role::Server => SERVER_EVENTS,
-            Role::Resource => RESOURCE_EVENTS,
-        }
-    }
-}
-
-/// A protocol model with its knobs.
+/// A protocol model with its knobs. Everything about it goes through [`Protocol`]; this enum
+/// only makes the configurations comparable and clonable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProtocolConfig {
     SingleRedis(SingleRedis),
@@ -52,35 +44,36 @@ pub enum ProtocolConfig {
 }
 
 impl ProtocolConfig {
+    /// The model behind the configuration.
+    pub fn model(&self) -> &dyn Protocol {
+        match self {
+            ProtocolConfig::SingleRedis(p) => p,
+            ProtocolConfig::Redlock(p) => p,
+        }
+    }
+
     pub fn kind(&self) -> &'static str {
-        match self {
-            ProtocolConfig::SingleRedis(_) => "single-redis",
-            ProtocolConfig::Redlock(_) => "redlock",
-        }
+        self.model().kind()
     }
 
-    /// The world's nodes in `NodeId` order, with their roles.
     pub fn topology(&self) -> Vec<(String, Role)> {
-        match self {
-            ProtocolConfig::SingleRedis(p) => p.topology(),
-            ProtocolConfig::Redlock(p) => p.topology(),
-        }
+        self.model().topology()
     }
 
-    /// The nodes a `failover` fault may name: primaries that have a replica.
+    pub fn events(&self, role: Role) -> &'static [&'static str] {
+        self.model().events(role)
+    }
+
     pub fn failover_targets(&self) -> Vec<String> {
-        match self {
-            ProtocolConfig::SingleRedis(p) => p.failover_targets(),
-            ProtocolConfig::Redlock(_) => Vec::new(),
-        }
+        self.model().failover_targets()
     }
 
-    /// Whether the lock service hands out fencing tokens a resource could check.
+    pub fn has_resource(&self) -> bool {
+        self.model().has_resource()
+    }
+
     pub fn issues_tokens(&self) -> bool {
-        match self {
-            ProtocolConfig::SingleRedis(p) => p.issues_tokens(),
-            ProtocolConfig::Redlock(p) => p.issues_tokens(),
-        }
+        self.model().issues_tokens()
     }
 }
 

@@ -208,13 +208,13 @@ fn trigger(k: &mut Knobs, topo: &Topology, own: Option<NodeId>, duration_ms: u64
                 },
             };
             let ((node, role), event) = (node, event.to_string());
-            if !role.events().contains(&event.as_str()) {
+            if !topo.events(role).contains(&event.as_str()) {
                 return Err(k.error(
                     "after",
                     format!(
                         "{} records no event \"{event}\"; its events are {}",
                         topo.name(node),
-                        role.events().join(", ")
+                        topo.events(role).join(", ")
                     ),
                 ));
             }

@@ -95,7 +95,7 @@ pub fn parse_scenario(file: &str, text: &str) -> Result<Scenario, LoadError> {
 
 /// Documents `[network]` for `locksim list`.
 pub fn network_docs(k: &mut Knobs) -> Result<(), KnobError> {
-    network::parse(k, &Topology::new(Vec::new(), Vec::new())).map(|_| ())
+    network::parse(k, &Topology::empty()).map(|_| ())
 }
 
 /// A sub-table of the document, or an empty one.
@@ -153,6 +153,12 @@ fn read(mut top: Knobs) -> Result<Scenario, KnobError> {
     pk.finish()?;
 
     let (line, entries) = section(&mut top, "resource", "the protected resource")?;
+    if line.is_some() && !protocol.has_resource() {
+        return Err(top.error(
+            "resource",
+            format!("protocol kind \"{kind}\" has no fenced resource to configure"),
+        ));
+    }
     let mut rk = Knobs::new("resource", line, entries);
     let resource = ResourceConfig::parse(&mut rk)?;
     if resource.fencing != locksim_protocols::resource::Fencing::None && !protocol.issues_tokens() {
@@ -163,7 +169,7 @@ fn read(mut top: Knobs) -> Result<Scenario, KnobError> {
     }
     rk.finish()?;
 
-    let topo = Topology::new(protocol.topology(), protocol.failover_targets());
+    let topo = Topology::of(&protocol);
     let (line, entries) = section(&mut top, "network", "link latency and reordering")?;
     let mut nk = Knobs::new("network", line, entries);
     let network = network::parse(&mut nk, &topo)?;

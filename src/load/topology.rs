@@ -1,21 +1,38 @@
 //! The scenario's node names, resolved against its protocol's topology.
 
-use locksim_protocols::Role;
 use locksim_protocols::knobs::{KnobError, Knobs};
+use locksim_protocols::{ProtocolConfig, Role};
 use locksim_sim::NodeId;
 
 pub struct Topology {
     nodes: Vec<(String, Role)>,
     /// Primaries with a replica: what a `failover` may name.
     failover_targets: Vec<String>,
+    /// The events each role records, in `Role` order (client, server, resource).
+    events: [&'static [&'static str]; 3],
 }
 
 impl Topology {
-    pub fn new(nodes: Vec<(String, Role)>, failover_targets: Vec<String>) -> Self {
+    pub fn of(protocol: &ProtocolConfig) -> Self {
         Topology {
-            nodes,
-            failover_targets,
+            nodes: protocol.topology(),
+            failover_targets: protocol.failover_targets(),
+            events: [Role::Client, Role::Server, Role::Resource].map(|r| protocol.events(r)),
         }
+    }
+
+    /// No nodes at all (for documenting sections that name none).
+    pub fn empty() -> Self {
+        Topology {
+            nodes: Vec::new(),
+            failover_targets: Vec::new(),
+            events: [&[]; 3],
+        }
+    }
+
+    /// The events a node of `role` records.
+    pub fn events(&self, role: Role) -> &'static [&'static str] {
+        self.events[role as usize]
     }
 
     fn list(&self) -> String {

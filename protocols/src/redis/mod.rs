@@ -6,11 +6,13 @@ pub mod cmd;
 pub mod server;
 pub mod store;
 
-use locksim_sim::{LockSetup, NodeId, NodeSetup};
+use locksim_sim::{Level, LockSetup, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
 use crate::lock_client::{ClientConfig, FencingTokens, LockClient, LockService};
-use crate::lock_world::LockNode;
+use crate::lock_world::{LockNode, lock_events, run_lock_world};
+use crate::protocol::Protocol;
+use crate::registry::Outcome;
 use crate::resource::Resource;
 use crate::scenario::{Role, Scenario};
 use server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
@@ -106,7 +108,7 @@ impl SingleRedis {
         }))
     }
 
-    pub fn topology(&self) -> Vec<(String, Role)> {
+    fn nodes(&self) -> Vec<(String, Role)> {
         let mut nodes: Vec<(String, Role)> = (0..self.clients)
             .map(|i| (format!("client-{i}"), Role::Client))
             .collect();
@@ -116,19 +118,6 @@ impl SingleRedis {
         }
         nodes.push(("resource".into(), Role::Resource));
         nodes
-    }
-
-    /// The nodes a `failover` may name: the primary, when it has a replica.
-    pub fn failover_targets(&self) -> Vec<String> {
-        if self.replicas == 1 {
-            vec!["server-0".into()]
-        } else {
-            Vec::new()
-        }
-    }
-
-    pub fn issues_tokens(&self) -> bool {
-        self.client.fencing_tokens != FencingTokens::None
     }
 
     /// The world's nodes and what the checkers need to know about them.
@@ -186,5 +175,40 @@ impl SingleRedis {
             liveness_window_ns: self.liveness_window_ns,
         };
         (nodes, setup)
+    }
+}
+
+impl Protocol for SingleRedis {
+    fn kind(&self) -> &'static str {
+        "single-redis"
+    }
+
+    fn topology(&self) -> Vec<(String, Role)> {
+        self.nodes()
+    }
+
+    fn events(&self, role: Role) -> &'static [&'static str] {
+        lock_events(role)
+    }
+
+    fn failover_targets(&self) -> Vec<String> {
+        if self.replicas == 1 {
+            vec!["server-0".into()]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn has_resource(&self) -> bool {
+        true
+    }
+
+    fn issues_tokens(&self) -> bool {
+        self.client.fencing_tokens != FencingTokens::None
+    }
+
+    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
+        let (nodes, setup) = self.build(s);
+        run_lock_world(nodes, setup, s, seed, level)
     }
 }

@@ -29,6 +29,11 @@ pub enum Invariant {
     LostUpdate,
     TokenMonotonic,
     Liveness,
+    UniqueIds,
+    IdMonotonic,
+    SessionRevocation,
+    SessionDeadline,
+    ExactlyOnce,
 }
 
 impl Invariant {
@@ -39,6 +44,11 @@ impl Invariant {
         Invariant::LostUpdate,
         Invariant::TokenMonotonic,
         Invariant::Liveness,
+        Invariant::UniqueIds,
+        Invariant::IdMonotonic,
+        Invariant::SessionRevocation,
+        Invariant::SessionDeadline,
+        Invariant::ExactlyOnce,
     ];
 
     pub fn id(self) -> &'static str {
@@ -49,6 +59,11 @@ impl Invariant {
             Invariant::LostUpdate => "lost_update",
             Invariant::TokenMonotonic => "token_monotonic",
             Invariant::Liveness => "liveness",
+            Invariant::UniqueIds => "unique_ids",
+            Invariant::IdMonotonic => "id_monotonic",
+            Invariant::SessionRevocation => "session_revocation",
+            Invariant::SessionDeadline => "session_deadline",
+            Invariant::ExactlyOnce => "exactly_once",
         }
     }
 
@@ -67,6 +82,15 @@ impl Invariant {
             Invariant::LostUpdate => "every accepted counter write was computed from the value current at acceptance",
             Invariant::TokenMonotonic => "fencing tokens are granted in strictly increasing order",
             Invariant::Liveness => "after the last fault ends, some client acquires within the liveness window",
+            Invariant::UniqueIds => "no ID is issued twice",
+            Invariant::IdMonotonic => "each generator's IDs strictly increase",
+            Invariant::SessionRevocation => {
+                "after a logout commits, no request is served as that session and no save revives it"
+            }
+            Invariant::SessionDeadline => {
+                "no request is served after the session's idle or absolute deadline (store clock)"
+            }
+            Invariant::ExactlyOnce => "each (job, slot) that fired has exactly one committed effect",
         }
     }
 }
