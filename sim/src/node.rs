@@ -28,6 +28,11 @@ pub trait Observation: Clone + fmt::Debug + Serialize {
     fn as_lock(&self) -> Option<&LockObs> {
         None
     }
+    /// The ID this event issued, if it issued one (the recording node is the generator), for
+    /// the generic `unique_ids` and `id_monotonic` checkers.
+    fn as_issued_id(&self) -> Option<u64> {
+        None
+    }
     /// One line for the timeline.
     fn describe(&self, names: &Names) -> String;
     /// How much a reader of the timeline needs it.

@@ -3,6 +3,7 @@
 //! that produces the same history is judged the same way.
 
 mod fencing_order;
+mod ids;
 mod liveness;
 mod lost_update;
 mod mutual_exclusion;
@@ -18,6 +19,8 @@ use crate::history::History;
 use crate::ids::NodeId;
 use crate::lock_obs::LockObs;
 use crate::node::Observation;
+
+pub use ids::check_ids;
 
 /// Stable invariant ids, as used in scenario files, JSON output and reports.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
