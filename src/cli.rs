@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::load::load_file;
+use crate::render::{Marks, lanes, mermaid};
 use crate::report::RunReport;
 use crate::timeline::{TimelineMode, render_run};
 use crate::trace_file::{self, Replay};
@@ -28,6 +29,37 @@ enum Format {
     Json,
 }
 
+/// A view of a run for people (`render --format`, `run --render`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum View {
+    /// A timeline with a lane per node, true time and local clocks side by side.
+    Text,
+    /// A Mermaid sequence diagram (the content of a ```mermaid block, or a .mmd file).
+    Mermaid,
+}
+
+/// Mermaid's default `maxTextSize`: over it, Mermaid (and so GitHub) draws an error instead.
+const MERMAID_MAX_TEXT: usize = 50_000;
+
+impl View {
+    fn render(self, events: &[locksim_sim::trace::TraceEvent], marks: &Marks) -> String {
+        match self {
+            View::Text => lanes(events, marks),
+            View::Mermaid => {
+                let diagram = mermaid(events, marks);
+                let chars = diagram.chars().count();
+                if chars > MERMAID_MAX_TEXT {
+                    eprintln!(
+                        "warning: the diagram has {chars} characters, over Mermaid's default maxTextSize \
+                         ({MERMAID_MAX_TEXT}): GitHub will not draw it"
+                    );
+                }
+                diagram
+            }
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario: verdicts, expectations, timeline.
@@ -45,6 +77,16 @@ enum Command {
         /// How much of the run the text timeline shows.
         #[arg(long, value_enum, default_value = "compact")]
         timeline: TimelineMode,
+        /// Print only this view of the run (no verdicts): `mermaid` to redirect into a file.
+        #[arg(long, value_enum, conflicts_with_all = ["format", "timeline"])]
+        render: Option<View>,
+    },
+    /// Render a trace as a lane timeline or a Mermaid sequence diagram.
+    Render {
+        /// A trace written by `run --trace`.
+        trace: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: View,
     },
     /// Re-run a trace's scenario and seed; report the first divergent event, or that it is identical.
     Replay {
@@ -76,7 +118,9 @@ pub fn main() -> ExitCode {
             trace,
             format,
             timeline,
-        } => run(scenario, seed, trace, format, timeline),
+            render,
+        } => run(scenario, seed, trace, format, timeline, render),
+        Command::Render { trace, format } => render(trace, format),
         Command::Replay { trace } => replay(trace),
         Command::List => {
             out(&crate::list::render());
@@ -85,7 +129,14 @@ pub fn main() -> ExitCode {
     })
 }
 
-fn run(path: PathBuf, seed: Option<u64>, trace: Option<PathBuf>, format: Format, timeline: TimelineMode) -> u8 {
+fn run(
+    path: PathBuf,
+    seed: Option<u64>,
+    trace: Option<PathBuf>,
+    format: Format,
+    timeline: TimelineMode,
+    view: Option<View>,
+) -> u8 {
     let loaded = match load_file(&path) {
         Ok(l) => l,
         Err(e) => {
@@ -100,9 +151,10 @@ fn run(path: PathBuf, seed: Option<u64>, trace: Option<PathBuf>, format: Format,
         eprintln!("error: {}: cannot write the trace: {e}", trace_path.display());
         return BAD_INPUT;
     }
-    match format {
-        Format::Text => out(&render_run(&report, timeline)),
-        Format::Json => out(&format!(
+    match (view, format) {
+        (Some(view), _) => out(&view.render(&report.outcome.trace, &Marks::from_verdicts(&report.outcome.verdicts))),
+        (None, Format::Text) => out(&render_run(&report, timeline)),
+        (None, Format::Json) => out(&format!(
             "{}\n",
             serde_json::to_string_pretty(&report.json()).expect("json")
         )),
@@ -110,11 +162,33 @@ fn run(path: PathBuf, seed: Option<u64>, trace: Option<PathBuf>, format: Format,
     if report.as_expected() {
         OK
     } else {
-        if format == Format::Text {
+        // stderr, so a redirected diagram stays clean; JSON callers read `as_expected`.
+        if view.is_some() || format == Format::Text {
             eprintln!("reproduce: locksim run {} --seed {}", loaded.file, report.seed);
         }
         FAILED
     }
+}
+
+/// Renders a trace file: its recorded events and the violations its result names. Nothing is
+/// re-run, so a trace from another engine version renders as it was recorded.
+fn render(path: PathBuf, view: View) -> u8 {
+    let trace = match trace_file::read(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return BAD_INPUT;
+        }
+    };
+    let marks = match Marks::from_result(&trace.result) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {}: {e}", path.display());
+            return BAD_INPUT;
+        }
+    };
+    out(&view.render(&trace.timeline_events(), &marks));
+    OK
 }
 
 fn replay(path: PathBuf) -> u8 {

@@ -2,7 +2,7 @@
 //!
 //! The umbrella library re-exports the engine ([`sim`]) and the protocol models
 //! ([`protocols`]) and adds what the `locksim` binary needs: scenario loading, run reports,
-//! timelines and trace files.
+//! timelines, views (lanes, Mermaid) and trace files.
 
 pub use locksim_protocols as protocols;
 pub use locksim_sim as sim;
@@ -11,6 +11,7 @@ mod atomic_file;
 pub mod cli;
 pub mod list;
 pub mod load;
+pub mod render;
 pub mod report;
 pub mod timeline;
 pub mod trace_file;

@@ -1,97 +1,61 @@
 //! The text a person reads first: the scenario, a verdict line per invariant, and a compact
 //! timeline of the events that matter, in true time with the node's local clocks beside it.
 //!
-//! A long run is folded: every salient event (faults, violations, rejections, expiries, lost
-//! locks) is shown with a few routine events on either side, the first round is shown in full,
-//! and each stretch in between becomes one "... n routine events ..." line.
+//! A long run is folded (the selection is [`mod@crate::render::select`], shared with the lane view
+//! and the Mermaid diagram): every salient event is shown with a few routine events on either
+//! side, the first round in full, and each stretch in between becomes one
+//! "... n routine events ..." line.
 
-use std::collections::BTreeMap;
-
-use locksim_sim::Salience;
 use locksim_sim::trace::TraceEvent;
 
+use crate::render::select::shown;
+use crate::render::{Marks, Row, secs, select};
 use crate::report::RunReport;
 
-/// How much of the run the timeline shows.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum TimelineMode {
-    /// Salient events with routine context; the rest folded.
-    Compact,
-    /// Every salient and routine event.
-    Full,
-    /// Every event, messages and timers included.
-    All,
-    /// No timeline.
-    None,
-}
-
-/// Routine events shown on each side of a salient one.
-const CONTEXT: usize = 4;
-/// Events shown in full at the start (the first round).
-const OPENING: usize = 12;
-
-fn secs(ns: i64) -> String {
-    let sign = if ns < 0 { "-" } else { "" };
-    let ms = ns.unsigned_abs() / 1_000_000;
-    format!("{sign}{}.{:03}", ms / 1000, ms % 1000)
-}
+pub use crate::render::TimelineMode;
 
 /// Timeline lines for `events`, marking violation events with their invariant ids.
-pub fn timeline(events: &[TraceEvent], marks: &BTreeMap<usize, Vec<&str>>, mode: TimelineMode) -> Vec<String> {
-    let floor = match mode {
-        TimelineMode::None => return Vec::new(),
-        TimelineMode::All => Salience::Chatter,
-        TimelineMode::Compact | TimelineMode::Full => Salience::Routine,
-    };
-    let shown: Vec<&TraceEvent> = events
+pub fn timeline(events: &[TraceEvent], marks: &Marks, mode: TimelineMode) -> Vec<String> {
+    let rows = select(events, marks, mode);
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    // The node column fits every event the mode considers, folded or not.
+    let width = shown(events, marks, mode)
         .iter()
-        .filter(|e| e.salience >= floor || marks.contains_key(&e.index))
-        .collect();
-    let keep: Vec<bool> = if mode == TimelineMode::Compact {
-        let mut keep = vec![false; shown.len()];
-        for (i, e) in shown.iter().enumerate() {
-            if i < OPENING || e.salience == Salience::Salient || marks.contains_key(&e.index) {
-                let (lo, hi) = (i.saturating_sub(CONTEXT), (i + CONTEXT + 1).min(shown.len()));
-                keep[lo..hi].iter_mut().for_each(|k| *k = true);
-            }
-        }
-        keep
-    } else {
-        vec![true; shown.len()]
-    };
-    let width = shown.iter().map(|e| e.node.len()).max().unwrap_or(4).max(4);
+        .map(|e| e.node.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     let mut lines = vec![format!(
         "{:>10}  {:<width$}  {:>10}  {:>10}  event",
         "true time", "node", "local wall", "local mono"
     )];
-    let mut folded: Vec<&TraceEvent> = Vec::new();
-    let flush = |folded: &mut Vec<&TraceEvent>, lines: &mut Vec<String>| {
-        if let (Some(first), Some(last)) = (folded.first(), folded.last()) {
-            lines.push(format!(
-                "{:>10}  ... {} routine events from {} s to {} s ...",
-                "",
-                folded.len(),
-                secs(first.t_ns as i64),
-                secs(last.t_ns as i64)
-            ));
-        }
-        folded.clear();
-    };
-    for (e, keep) in shown.iter().zip(keep) {
-        if !keep {
-            folded.push(e);
-            continue;
-        }
-        flush(&mut folded, &mut lines);
+    for row in rows {
+        let e = match row {
+            Row::Folded(f) => {
+                lines.push(format!(
+                    "{:>10}  ... {} routine events from {} s to {} s ...",
+                    "",
+                    f.count,
+                    secs(f.first_t_ns as i64),
+                    secs(f.last_t_ns as i64)
+                ));
+                continue;
+            }
+            Row::Event(e) => e,
+        };
         let local = if e.node == "network" {
             format!("{:>10}  {:>10}", "", "")
         } else {
             format!("{:>10}  {:>10}", secs(e.wall_ns), secs(e.mono_ns as i64))
         };
-        let mark = marks
-            .get(&e.index)
-            .map(|ids| format!("   <== VIOLATES {}", ids.join(", ")))
-            .unwrap_or_default();
+        let ids = marks.of(e.index);
+        let mark = if ids.is_empty() {
+            String::new()
+        } else {
+            format!("   <== VIOLATES {}", ids.join(", "))
+        };
         lines.push(format!(
             "{:>10}  {:<width$}  {local}  {}{mark}",
             secs(e.t_ns as i64),
@@ -99,7 +63,6 @@ pub fn timeline(events: &[TraceEvent], marks: &BTreeMap<usize, Vec<&str>>, mode:
             e.text
         ));
     }
-    flush(&mut folded, &mut lines);
     lines
 }
 
@@ -124,7 +87,7 @@ pub fn render_run(report: &RunReport<'_>, mode: TimelineMode) -> String {
         o.stats.timers
     ));
     out.push_str("verdicts\n");
-    let mut marks: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    let marks = Marks::from_verdicts(&o.verdicts);
     for v in &o.verdicts {
         let expected = s.expect.iter().find(|(i, _)| *i == v.invariant).map(|(_, e)| *e);
         let word = v.status.word();
@@ -141,10 +104,7 @@ pub fn render_run(report: &RunReport<'_>, mode: TimelineMode) -> String {
         let detail = match &v.status {
             Status::Held(what) => what.clone(),
             Status::NotApplicable(why) => why.clone(),
-            Status::Violated(x) => {
-                marks.entry(x.event).or_default().push(v.invariant.id());
-                format!("event #{}: {}", x.event, x.why)
-            }
+            Status::Violated(x) => format!("event #{}: {}", x.event, x.why),
         };
         out.push_str(&format!("  {:<17} {verdict}  {detail}\n", v.invariant.id()));
     }

@@ -233,7 +233,10 @@ impl Observation for LockObs {
             // A quorum thrown away for lack of validity is the story (antirez's pause); a busy
             // key is a retry.
             LockObs::AcquireFailed { why, .. } if why.contains("validity") => Salience::Salient,
-            LockObs::AcquireReplies { granted, .. } if *granted != 0 => Salience::Routine,
+            // One server's answer says no more than the `acquired` that follows it.
+            LockObs::AcquireReplies { granted, answered } if *granted != 0 && answered.count_ones() > 1 => {
+                Salience::Routine
+            }
             LockObs::AcquireStarted { .. }
             | LockObs::AcquireReplies { .. }
             | LockObs::AcquireFailed { .. }

@@ -1,0 +1,118 @@
+//! What Mermaid's sequence grammar cannot take verbatim, and how locksim writes it instead.
+//!
+//! Checked against Mermaid 11's own parser (`tests/mermaid/parse.mjs`): after the `:` of a
+//! message or note, the text runs to the end of the line, but `;` ends the statement and `#`
+//! starts an entity code. A `<` before a letter would open an HTML tag that the renderer's
+//! sanitizer removes. Mermaid's documented escape is its entity code (`#59;`, `#lt;`), which it
+//! turns back into the character only after sanitising, so the reader sees exactly the
+//! simulator's text ("token 1 < max 5").
+
+/// `text` made safe for the text part of a message or note (one line).
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            ';' => out.push_str("#59;"),
+            '#' => out.push_str("#35;"),
+            '<' => out.push_str("#lt;"),
+            '>' => out.push_str("#gt;"),
+            '\n' | '\r' | '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` cut to at most `max` characters, marked with `…` when cut: arrows stay short.
+pub(crate) fn short(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// Words the sequence grammar reads as keywords where a participant id stands.
+const RESERVED: &[&str] = &[
+    "activate",
+    "actor",
+    "alt",
+    "and",
+    "as",
+    "autonumber",
+    "box",
+    "break",
+    "create",
+    "critical",
+    "deactivate",
+    "destroy",
+    "else",
+    "end",
+    "left",
+    "link",
+    "links",
+    "loop",
+    "note",
+    "opt",
+    "over",
+    "par",
+    "participant",
+    "properties",
+    "rect",
+    "right",
+    "title",
+];
+
+/// Participant ids for node names (`client-0` -> `client_0`): a `-` would be read as the start
+/// of an arrow. The diagram shows the real name through `participant client_0 as client-0`.
+pub(crate) fn participant_ids(names: &[&str]) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::with_capacity(names.len());
+    for name in names {
+        let mut id: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+            .collect();
+        if id.is_empty() || id.starts_with(|c: char| c.is_ascii_digit()) {
+            id.insert_str(0, "n_");
+        }
+        if RESERVED.contains(&id.to_ascii_lowercase().as_str()) {
+            id.push('_');
+        }
+        let base = id.clone();
+        let mut n = 2;
+        while ids.contains(&id) {
+            id = format!("{base}_{n}");
+            n += 1;
+        }
+        ids.push(id);
+    }
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_what_the_grammar_cannot_take() {
+        assert_eq!(escape("token 1 < max 5; #3"), "token 1 #lt; max 5#59; #35;3");
+        assert_eq!(escape("0 -> 1\nnext"), "0 -#gt; 1 next");
+        assert_eq!(escape("{0,1,2} — ok: fine"), "{0,1,2} — ok: fine");
+    }
+
+    #[test]
+    fn shortens_by_characters() {
+        assert_eq!(short("abcdef", 6), "abcdef");
+        assert_eq!(short("abcdefg", 6), "abcde…");
+        assert_eq!(short("ééééééé", 3), "éé…");
+    }
+
+    #[test]
+    fn ids_are_plain_unique_and_not_keywords() {
+        assert_eq!(
+            participant_ids(&["client-0", "server-0", "resource", "end", "client_0", "9x"]),
+            ["client_0", "server_0", "resource", "end_", "client_0_2", "n_9x"]
+        );
+    }
+}

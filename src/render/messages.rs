@@ -1,0 +1,174 @@
+//! Messages as arrows: a send matched with its deliveries or drops by `msg_id`, and the rule
+//! for which messages a folded view draws.
+//!
+//! Sends and deliveries are chatter, below every compact view's floor, so "draw a message whose
+//! send or delivery is kept" has to mean something wider than the kept events themselves. A
+//! node's *step* (its reaction to one input, at one true time) is the unit: a message is drawn
+//! when it was sent or received in a step that has a kept event. That gives the acquire request
+//! that set a key, the grant that made a client write "ACQUIRED", the write the resource
+//! refused — and leaves out the hundreds of failed retries the fold hides.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use locksim_sim::trace::TraceEvent;
+use serde_json::Value;
+
+/// What became of one copy of a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Fate {
+    Delivered,
+    /// Dropped, with the engine's reason (`partition`, `loss`, `down`).
+    Dropped(String),
+    /// Neither delivered nor dropped when the run ended.
+    InFlight,
+}
+
+/// One arrow of the diagram.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Arrow {
+    /// Where the arrow stands in trace order: the delivery or drop (the send when neither
+    /// happened). A sequence diagram draws a message level, so it goes where it takes effect.
+    pub at: usize,
+    pub from: String,
+    pub to: String,
+    pub msg: String,
+    pub fate: Fate,
+    /// The kept step that made it drawn: its delivery or drop, else its send.
+    pub anchor: (String, u64),
+}
+
+/// A node's step: its name and the true time of the step.
+pub(crate) type Step<'a> = (&'a str, u64);
+
+#[derive(Default)]
+struct Message<'a> {
+    from: String,
+    to: String,
+    msg: String,
+    sent: Option<Step<'a>>,
+    send_index: usize,
+    /// (trace index, step, fate) of each copy's end.
+    ends: Vec<(usize, Step<'a>, Fate)>,
+}
+
+fn field(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+/// The arrows for every message sent or received in a step of `kept`, in trace order.
+pub(crate) fn arrows(events: &[TraceEvent], kept: &BTreeSet<Step<'_>>) -> Vec<Arrow> {
+    let mut messages: BTreeMap<u64, Message<'_>> = BTreeMap::new();
+    for e in events {
+        if !matches!(e.kind.as_str(), "send" | "deliver" | "drop") {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(&e.json) else {
+            continue;
+        };
+        let Some(id) = v.get("msg_id").and_then(Value::as_u64) else {
+            continue;
+        };
+        let m = messages.entry(id).or_default();
+        let step = (e.node.as_str(), e.t_ns);
+        m.msg = field(&v, "msg");
+        match e.kind.as_str() {
+            "send" => {
+                (m.from, m.to) = (e.node.clone(), field(&v, "to"));
+                (m.sent, m.send_index) = (Some(step), e.index);
+            }
+            "deliver" => {
+                (m.from, m.to) = (field(&v, "from"), e.node.clone());
+                m.ends.push((e.index, step, Fate::Delivered));
+            }
+            _ => {
+                (m.from, m.to) = (field(&v, "from"), field(&v, "to"));
+                m.ends.push((e.index, step, Fate::Dropped(field(&v, "reason"))));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for m in messages.into_values() {
+        let anchor = match m.ends.iter().find(|(_, s, _)| kept.contains(s)) {
+            Some((_, s, _)) => *s,
+            None => match m.sent {
+                Some(s) if kept.contains(&s) => s,
+                _ => continue,
+            },
+        };
+        let arrow = |at: usize, fate: Fate| Arrow {
+            at,
+            from: m.from.clone(),
+            to: m.to.clone(),
+            msg: m.msg.clone(),
+            fate,
+            anchor: (anchor.0.to_string(), anchor.1),
+        };
+        if m.ends.is_empty() {
+            out.push(arrow(m.send_index, Fate::InFlight));
+        }
+        for (at, _, fate) in &m.ends {
+            out.push(arrow(*at, fate.clone()));
+        }
+    }
+    out.sort_by_key(|a| a.at);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use locksim_sim::Salience;
+
+    fn ev(index: usize, t_ns: u64, node: &str, kind: &str, json: &str) -> TraceEvent {
+        TraceEvent {
+            index,
+            t_ns,
+            node: node.into(),
+            wall_ns: t_ns as i64,
+            mono_ns: t_ns,
+            kind: kind.into(),
+            text: String::new(),
+            salience: Salience::Chatter,
+            json: json.into(),
+        }
+    }
+
+    #[test]
+    fn sends_match_deliveries_and_drops_by_id_and_only_kept_steps_draw() {
+        let events = vec![
+            ev(0, 1, "a", "send", r#"{"to":"b","msg_id":1,"msg":"hello"}"#),
+            ev(1, 1, "a", "send", r#"{"to":"c","msg_id":2,"msg":"cut"}"#),
+            ev(
+                2,
+                1,
+                "a",
+                "drop",
+                r#"{"from":"a","to":"c","msg_id":2,"msg":"cut","reason":"partition"}"#,
+            ),
+            ev(3, 1, "a", "send", r#"{"to":"b","msg_id":3,"msg":"late"}"#),
+            ev(4, 5, "b", "deliver", r#"{"from":"a","msg_id":1,"msg":"hello"}"#),
+            ev(5, 5, "b", "deliver", r#"{"from":"a","msg_id":1,"msg":"hello"}"#),
+            ev(6, 9, "b", "send", r#"{"to":"a","msg_id":4,"msg":"unseen"}"#),
+            ev(7, 12, "a", "deliver", r#"{"from":"b","msg_id":4,"msg":"unseen"}"#),
+        ];
+        let kept: BTreeSet<Step<'_>> = [("a", 1)].into_iter().collect();
+        let got = arrows(&events, &kept);
+        let short: Vec<(usize, &str, &str, &str, Fate)> = got
+            .iter()
+            .map(|a| (a.at, a.from.as_str(), a.to.as_str(), a.msg.as_str(), a.fate.clone()))
+            .collect();
+        assert_eq!(
+            short,
+            vec![
+                (2, "a", "c", "cut", Fate::Dropped("partition".into())),
+                (3, "a", "b", "late", Fate::InFlight),
+                (4, "a", "b", "hello", Fate::Delivered),
+                (5, "a", "b", "hello", Fate::Delivered),
+            ]
+        );
+        let kept: BTreeSet<Step<'_>> = [("a", 12)].into_iter().collect();
+        let got = arrows(&events, &kept);
+        assert_eq!(got.len(), 1);
+        assert_eq!((got[0].at, got[0].from.as_str(), got[0].to.as_str()), (7, "b", "a"));
+    }
+}

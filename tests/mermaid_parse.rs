@@ -1,0 +1,275 @@
+//! Every Mermaid diagram the catalogue produces (each scenario at its own seed), plus one
+//! synthetic diagram with every construct the renderer can emit, parses with Mermaid's OWN
+//! parser: `mermaid.parse()` of the `mermaid` npm package, version 11, run by Node
+//! (`tests/mermaid/parse.mjs`). Mermaid is what GitHub draws ```mermaid blocks with, so a
+//! diagram that passes here renders on a GitHub page as it is.
+//!
+//! Mermaid is a Node package, not a Rust one, so this test needs it installed somewhere:
+//!
+//! ```sh
+//! mkdir -p /tmp/locksim-mermaid && cd /tmp/locksim-mermaid && npm install --no-audit --no-fund mermaid@11
+//! LOCKSIM_MERMAID_DIR=/tmp/locksim-mermaid cargo test --test mermaid_parse -- --nocapture
+//! ```
+//!
+//! Without `LOCKSIM_MERMAID_DIR` the test says it skipped and passes; `.ci/run` sets it, so CI
+//! always parses. A variable that is set but points at no `node_modules/mermaid` is an error,
+//! not a skip: a misconfigured CI must not pass silently.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use locksim::load::load_file;
+use locksim::render::{Marks, mermaid};
+use locksim::report::RunReport;
+use locksim::sim::Salience;
+use locksim::sim::trace::TraceEvent;
+use serde_json::Value;
+
+/// What the renderer put in a diagram, counted the way Mermaid's parser reports it.
+fn counts(diagram: &str) -> (Vec<String>, usize, usize) {
+    let mut participants = Vec::new();
+    let (mut arrows, mut notes) = (0, 0);
+    for line in diagram.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("participant ") {
+            participants.push(rest.split_once(" as ").map_or(rest, |(_, name)| name).to_string());
+        } else if line.starts_with("Note over ") {
+            notes += 1;
+        } else if line
+            .split_once(": ")
+            .is_some_and(|(head, _)| ["->>", "-x", "-)"].iter().any(|op| head.contains(op)))
+        {
+            arrows += 1;
+        }
+    }
+    (participants, arrows, notes)
+}
+
+fn ev(index: usize, t_ms: u64, node: &str, kind: &str, salience: Salience, text: &str, json: &str) -> TraceEvent {
+    TraceEvent {
+        index,
+        t_ns: t_ms * 1_000_000,
+        node: node.into(),
+        wall_ns: t_ms as i64 * 1_000_000 - 2_000_000_000,
+        mono_ns: t_ms * 1_000_000,
+        kind: kind.into(),
+        text: text.into(),
+        salience,
+        json: json.into(),
+    }
+}
+
+/// Every construct at once: a network note over everyone, a failover over its primary, a
+/// delivered, a dropped and an in-flight arrow, text with `; # < > : { } "`, merged notes,
+/// both highlights, a negative local clock, a node named like a keyword, and a fold.
+fn synthetic() -> (Vec<TraceEvent>, Marks) {
+    use Salience::{Chatter, Routine, Salient};
+    let mut events = vec![
+        ev(0, 0, "client-0", "start", Chatter, "starts", "{}"),
+        ev(1, 0, "end", "start", Chatter, "starts", "{}"),
+        ev(
+            2,
+            0,
+            "network",
+            "partition",
+            Salient,
+            "PARTITION: {client-0} | {end}",
+            "{}",
+        ),
+        ev(
+            3,
+            1,
+            "client-0",
+            "write_sent",
+            Routine,
+            "sends \"x\"; #1 <b>bold</b> a: b {c}",
+            "{}",
+        ),
+        ev(
+            4,
+            1,
+            "client-0",
+            "send",
+            Chatter,
+            "",
+            r#"{"to":"end","msg_id":1,"msg":"SET k; #2 <i> -> x"}"#,
+        ),
+        ev(
+            5,
+            1,
+            "client-0",
+            "send",
+            Chatter,
+            "",
+            r#"{"to":"end","msg_id":2,"msg":"cut"}"#,
+        ),
+        ev(
+            6,
+            1,
+            "client-0",
+            "drop",
+            Chatter,
+            "",
+            r#"{"from":"client-0","to":"end","msg_id":2,"msg":"cut","reason":"partition"}"#,
+        ),
+        ev(
+            7,
+            1,
+            "client-0",
+            "send",
+            Chatter,
+            "",
+            r#"{"to":"end","msg_id":3,"msg":"never arrives"}"#,
+        ),
+        ev(
+            8,
+            2,
+            "end",
+            "deliver",
+            Chatter,
+            "",
+            r#"{"from":"client-0","msg_id":1,"msg":"SET k; #2 <i> -> x"}"#,
+        ),
+        ev(
+            9,
+            2,
+            "end",
+            "write_refused",
+            Salient,
+            "REJECTED write (token 1 < max 2)",
+            "{}",
+        ),
+        ev(10, 2, "end", "key_expired", Salient, "lock key EXPIRED", "{}"),
+        ev(
+            11,
+            3,
+            "network",
+            "failover",
+            Salient,
+            "FAILOVER: end's replica is promoted",
+            r#"{"primary":"end"}"#,
+        ),
+    ];
+    let mut i = events.len();
+    for k in 0..40 {
+        events.push(ev(
+            i,
+            10 + k,
+            "client-0",
+            "read_done",
+            Routine,
+            "read counter = 0",
+            "{}",
+        ));
+        i += 1;
+    }
+    events.push(ev(
+        i,
+        100,
+        "client-0",
+        "acquired",
+        Salient,
+        "ACQUIRED",
+        r#"{"lease":1,"token":null,"validity_ns":-5,"servers":3}"#,
+    ));
+    let mut marks = Marks::default();
+    marks.add(i, "mutual_exclusion");
+    marks.add(i, "stale_write");
+    (events, marks)
+}
+
+#[test]
+fn every_catalogue_diagram_parses_with_mermaids_own_parser() {
+    let Some(dir) = std::env::var_os("LOCKSIM_MERMAID_DIR") else {
+        eprintln!(
+            "skipped: set LOCKSIM_MERMAID_DIR to a folder where `npm install mermaid@11` ran \
+             (see tests/mermaid_parse.rs) to parse every catalogue diagram with Mermaid"
+        );
+        return;
+    };
+    let mermaid_dir = Path::new(&dir);
+    assert!(
+        mermaid_dir.join("node_modules/mermaid/package.json").is_file(),
+        "LOCKSIM_MERMAID_DIR={} has no node_modules/mermaid: run `npm install mermaid@11` there",
+        mermaid_dir.display()
+    );
+
+    let root = common::root();
+    let out = std::env::temp_dir().join(format!("locksim-mermaid-parse-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    let mut diagrams = Vec::new();
+    for path in common::catalogue() {
+        let rel = path.strip_prefix(&root).unwrap();
+        let loaded = load_file(rel).unwrap_or_else(|e| panic!("{e}"));
+        let report = RunReport::run(&loaded, None);
+        let text = mermaid(&report.outcome.trace, &Marks::from_verdicts(&report.outcome.verdicts));
+        let name = rel.with_extension("mmd").to_string_lossy().replace(['/', '\\'], "__");
+        diagrams.push((out.join(name), text));
+    }
+    let (events, marks) = synthetic();
+    diagrams.push((out.join("synthetic-every-construct.mmd"), mermaid(&events, &marks)));
+    for (file, text) in &diagrams {
+        std::fs::write(file, text).unwrap();
+    }
+
+    let script = root.join("tests/mermaid/parse.mjs");
+    let output = Command::new("node")
+        .arg(&script)
+        .args(diagrams.iter().map(|(f, _)| f))
+        .env("LOCKSIM_MERMAID_DIR", mermaid_dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run `node` (needed with LOCKSIM_MERMAID_DIR set): {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let results: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("parse.mjs printed {l:?}: {e}\n{stderr}")))
+        .collect();
+    assert_eq!(
+        results.len(),
+        diagrams.len(),
+        "one result per diagram\n{stdout}\n{stderr}"
+    );
+
+    let mut failures = Vec::new();
+    for ((file, text), result) in diagrams.iter().zip(&results) {
+        let name = file.file_name().unwrap().to_string_lossy();
+        if result["ok"] != Value::Bool(true) {
+            failures.push(format!("{name}: {}", result["error"].as_str().unwrap_or("?")));
+            continue;
+        }
+        // Mermaid read what the renderer meant: every participant, arrow and note.
+        let (participants, arrows, notes) = counts(text);
+        let parsed: Vec<String> = result["participants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap().to_string())
+            .collect();
+        if result["type"] != "sequence"
+            || parsed != participants
+            || result["arrows"] != arrows
+            || result["notes"] != notes
+        {
+            failures.push(format!(
+                "{name}: Mermaid read {result}, the renderer wrote participants {participants:?}, {arrows} arrows, {notes} notes"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty() && output.status.success(),
+        "{} of {} diagrams fail Mermaid's parser (kept in {}):\n{}\n{stderr}",
+        failures.len(),
+        diagrams.len(),
+        out.display(),
+        failures.join("\n")
+    );
+    let version = results[0]["mermaid"].as_str().unwrap_or("?");
+    eprintln!(
+        "parsed {} diagrams ({} catalogue + 1 synthetic) with mermaid {version}",
+        diagrams.len(),
+        diagrams.len() - 1
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
