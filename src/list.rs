@@ -33,7 +33,7 @@ pub fn render() -> String {
     }
     out.push_str("\nresource ([resource])\n");
     let mut k = Knobs::documenting("resource");
-    let _ = ResourceConfig::parse(&mut k);
+    let _ = ResourceConfig::parse(&mut k, true);
     knob_lines(&mut out, &k.docs());
     out.push_str("\nnetwork ([network])\n");
     let mut k = Knobs::documenting("network");

@@ -33,7 +33,7 @@ fn same_seed_same_trace_for_every_catalogue_scenario() {
             .to_string();
         let a = trace_lines(&rel, 3);
         let b = trace_lines(&rel, 3);
-        assert!(a.len() > 100, "{rel}: a real run");
+        assert!(a.len() > 20, "{rel}: a real run");
         assert_eq!(a, b, "{rel}");
     }
 }

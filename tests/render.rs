@@ -133,7 +133,10 @@ fn every_catalogue_diagram_has_every_node_and_only_real_messages() {
                 _ => {}
             }
         }
-        assert!(!drawn.is_empty(), "{rel}: no message drawn");
+        // A run without a single message (Snowflake generators with static node IDs talk to
+        // nobody) draws none; any other run draws some.
+        let sent_any = !delivered.is_empty() || !dropped.is_empty();
+        assert!(!drawn.is_empty() || !sent_any, "{rel}: no message drawn");
         // Each violated invariant is marked, in red, once per first violating event.
         for ids in events.iter().map(|e| marks.of(e.index)).filter(|ids| !ids.is_empty()) {
             let mark = format!("VIOLATES {}", ids.join(", "));

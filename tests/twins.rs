@@ -27,8 +27,27 @@ const ALLOWED: &[&str] = &[
     "protocol.delayed_restart_ms",
     "resource.fencing",
     "resource.persist_max_fence",
+    // etcd: the recipe's own-key check (issue 11456), majority commit, the counter's place.
+    "protocol.waiter_recheck",
+    "protocol.commit",
+    "resource.kind",
     "clock[].drift_ppm",
     "fault[].after",
+    // Snowflake's protections: the rollback policy, the last ms on disk, the sequence overflow.
+    "protocol.rollback",
+    "protocol.persist_last_ms",
+    "protocol.sequence_overflow",
+    // An assumption, not a protection: whether a pause stops the monotonic clock (a VM
+    // suspend) or not (a GC pause). The leased node-ID pair keeps the same protection — the
+    // monotonic lease re-check — and shows that it holds only under the second assumption.
+    "fault[].suspend",
+    // The session store's protections: the version CAS save, the capped idle refresh, the
+    // expiry check at read time (instead of trusting the lazy cleanup).
+    "protocol.save",
+    "protocol.refresh",
+    "protocol.read_checks_expiry",
+    // The scheduler's: the (job, slot) key in the effect's transaction, a done-mark, or nothing.
+    "protocol.dedup",
 ];
 const MAX_DIFFERENCES: usize = 2;
 

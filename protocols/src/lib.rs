@@ -2,6 +2,7 @@
 //! [`locksim_sim::Node`] API, with knobs for its known-wrong variants, so a bug and its fix
 //! run side by side.
 
+pub mod etcd;
 pub mod knobs;
 pub mod lock_client;
 pub mod lock_world;
@@ -11,6 +12,9 @@ pub mod redlock;
 pub mod registry;
 pub mod resource;
 pub mod scenario;
+pub mod scheduler;
+pub mod session;
+pub mod snowflake;
 
 pub use protocol::Protocol;
 pub use registry::{Outcome, PROTOCOLS, run};

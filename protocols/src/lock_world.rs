@@ -109,7 +109,15 @@ impl Node for LockNode {
                 msg => n.on_msg(ctx, from, msg),
             },
             LockNode::Redis(n) => n.on_msg(ctx, from, msg),
-            LockNode::Resource(n) => n.on_msg(ctx, from, msg),
+            LockNode::Resource(n) => {
+                if let Msg::Resource { req, op } = msg {
+                    let (reply, obs) = n.handle(from, op);
+                    if let Some(obs) = obs {
+                        ctx.record(obs);
+                    }
+                    ctx.send(from, Msg::ResourceReply { req, reply });
+                }
+            }
         }
     }
 
@@ -125,7 +133,11 @@ impl Node for LockNode {
         match self {
             LockNode::Client(n) => n.on_crash(),
             LockNode::Redis(n) => n.on_crash(ctx),
-            LockNode::Resource(n) => n.on_crash(ctx),
+            LockNode::Resource(n) => {
+                if let Some(obs) = n.crash() {
+                    ctx.record(obs);
+                }
+            }
         }
     }
 

@@ -25,6 +25,10 @@ pub trait Protocol: Debug {
     fn has_resource(&self) -> bool {
         false
     }
+    /// Whether the protocol's own store can hold the protected counter (`kind = "etcd-txn"`).
+    fn has_store_resource(&self) -> bool {
+        false
+    }
     /// Whether the lock service hands out fencing tokens a resource could check.
     fn issues_tokens(&self) -> bool {
         false

@@ -50,7 +50,7 @@ impl Redlock {
             ));
         }
         let tokens = [("none", FencingTokens::None), ("counter", FencingTokens::Counter)];
-        let client = ClientConfig::parse(k, &tokens, "retry_delay_ms")?;
+        let client = ClientConfig::parse(k, &tokens, "retry_delay_ms", true)?;
         if client.renew_every_ns > 0 {
             return Err(k.error(
                 "renew_every_ms",

@@ -4,10 +4,14 @@
 use locksim_sim::trace::{TraceEvent, erase};
 use locksim_sim::{History, Level, Node, NodeSetup, Stats, Verdict, World, WorldConfig};
 
+use crate::etcd::EtcdLease;
 use crate::knobs::{KnobError, Knobs};
 use crate::redis::SingleRedis;
 use crate::redlock::Redlock;
 use crate::scenario::{ProtocolConfig, Scenario};
+use crate::scheduler::Scheduler;
+use crate::session::SessionCas;
+use crate::snowflake::Snowflake;
 
 /// One protocol model.
 pub struct ProtocolSpec {
@@ -26,6 +30,26 @@ pub const PROTOCOLS: &[ProtocolSpec] = &[
         kind: "redlock",
         summary: "N independent Redis masters, majority quorum, validity = ttl - elapsed - (ttl * drift_factor + 2 ms); no fencing of its own",
         parse: Redlock::parse,
+    },
+    ProtocolSpec {
+        kind: "etcd-lease",
+        summary: "a Raft-replicated store with leases: the clientv3 Mutex recipe, revision fencing tokens, an optional counter inside the store (etcd-txn)",
+        parse: EtcdLease::parse,
+    },
+    ProtocolSpec {
+        kind: "snowflake",
+        summary: "Snowflake ID generators: 41-bit ms since epoch_ms (own wall clock), 10-bit node ID (static or leased from server-0), 12-bit sequence; rollback, overflow and restart policies",
+        parse: Snowflake::parse,
+    },
+    ProtocolSpec {
+        kind: "session-cas",
+        summary: "a shared session store (server-0) and app servers that read, work and save it; save by version CAS or last-write-wins, logout = revoke + version bump, idle refresh capped at the absolute deadline or not, expiry checked at read or left to a lazy cleanup",
+        parse: SessionCas::parse,
+    },
+    ProtocolSpec {
+        kind: "scheduler",
+        summary: "scheduler instances firing (job, slot) by their own clocks, workers running the effect against a job store; dedup by the (job, slot) key in the effect's transaction, a done-mark written after it, or none",
+        parse: Scheduler::parse,
     },
 ];
 

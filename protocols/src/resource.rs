@@ -6,11 +6,10 @@
 
 use std::fmt;
 
-use locksim_sim::{Ctx, LockObs, NodeId};
+use locksim_sim::{LockObs, NodeId};
 use serde::Serialize;
 
 use crate::knobs::{KnobError, Knobs};
-use crate::lock_world::Msg;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -22,15 +21,38 @@ pub enum Fencing {
     NonStrict,
 }
 
+/// Where the protected counter lives.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResourceKind {
+    /// A store of its own (`resource`), checking fencing tokens as configured.
+    Counter,
+    /// A key of the etcd store itself, written in a transaction that compares the lock key's
+    /// create revision (seed 000: "bring the ownership condition into the etcd transaction").
+    EtcdTxn,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ResourceConfig {
+    pub kind: ResourceKind,
     pub fencing: Fencing,
     pub persist_max_fence: bool,
 }
 
 impl ResourceConfig {
-    /// Reads `[resource]`.
-    pub fn parse(k: &mut Knobs) -> Result<Self, KnobError> {
+    /// Reads `[resource]`; `in_store` offers `kind = "etcd-txn"` (the protocol's store can hold
+    /// the counter).
+    pub fn parse(k: &mut Knobs, in_store: bool) -> Result<Self, KnobError> {
+        let kind = if in_store {
+            k.choice(
+                "kind",
+                &[("counter", ResourceKind::Counter), ("etcd-txn", ResourceKind::EtcdTxn)],
+                ResourceKind::Counter,
+                "a fenced counter of its own, or a key of the etcd store written in a compare transaction",
+            )?
+        } else {
+            ResourceKind::Counter
+        };
         let fencing = k.choice(
             "fencing",
             &[
@@ -41,12 +63,19 @@ impl ResourceConfig {
             Fencing::None,
             "how writes are checked against the max token accepted",
         )?;
+        if kind == ResourceKind::EtcdTxn && fencing != Fencing::None {
+            return Err(k.error(
+                "fencing",
+                "an etcd-txn counter is guarded by its transaction's compare, not by tokens",
+            ));
+        }
         let persist_max_fence = k.bool(
             "persist_max_fence",
             true,
             "whether the max accepted token survives a crash of the resource",
         )?;
         Ok(ResourceConfig {
+            kind,
             fencing,
             persist_max_fence,
         })
@@ -110,12 +139,11 @@ impl Resource {
         }
     }
 
-    pub fn on_msg(&mut self, ctx: &mut Ctx<'_, Msg, LockObs>, from: NodeId, msg: Msg) {
-        let Msg::Resource { req, op } = msg else {
-            return;
-        };
-        let reply = match op {
-            ResourceOp::Read => ResourceReply::Value(self.value),
+    /// Handles one request from `from`: the reply, and what the resource records about it. The
+    /// worlds that contain a resource (the Redis locks, etcd) wrap this in their own messages.
+    pub fn handle(&mut self, from: NodeId, op: ResourceOp) -> (ResourceReply, Option<LockObs>) {
+        match op {
+            ResourceOp::Read => (ResourceReply::Value(self.value), None),
             ResourceOp::Write {
                 token,
                 value,
@@ -131,33 +159,34 @@ impl Resource {
                     let prev_value = self.value;
                     self.value = value;
                     self.max_fence = self.max_fence.max(token.unwrap_or(0));
-                    ctx.record(LockObs::WriteApplied {
+                    let applied = LockObs::WriteApplied {
                         client: from,
                         lease,
                         token,
                         value,
                         based_on,
                         prev_value,
-                    });
-                    ResourceReply::Accepted
+                    };
+                    (ResourceReply::Accepted, Some(applied))
                 } else {
-                    ctx.record(LockObs::WriteRefused {
+                    let refused = LockObs::WriteRefused {
                         client: from,
                         token,
                         max: self.max_fence,
-                    });
-                    ResourceReply::Rejected { max: self.max_fence }
+                    };
+                    (ResourceReply::Rejected { max: self.max_fence }, Some(refused))
                 }
             }
-        };
-        ctx.send(from, Msg::ResourceReply { req, reply });
+        }
     }
 
     /// The counter is the durable data and survives; the max token only if configured.
-    pub fn on_crash(&mut self, ctx: &mut Ctx<'_, Msg, LockObs>) {
+    pub fn crash(&mut self) -> Option<LockObs> {
         if !self.cfg.persist_max_fence && self.max_fence > 0 {
-            ctx.record(LockObs::FenceForgotten { was: self.max_fence });
+            let forgotten = LockObs::FenceForgotten { was: self.max_fence };
             self.max_fence = 0;
+            return Some(forgotten);
         }
+        None
     }
 }

@@ -3,10 +3,14 @@
 
 use locksim_sim::{ClockSpec, FaultPlan, Invariant, NetworkConfig, NodeId};
 
+use crate::etcd::EtcdLease;
 use crate::protocol::Protocol;
 use crate::redis::SingleRedis;
 use crate::redlock::Redlock;
 use crate::resource::ResourceConfig;
+use crate::scheduler::Scheduler;
+use crate::session::SessionCas;
+use crate::snowflake::Snowflake;
 
 /// What a scenario expects of an invariant.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -41,6 +45,10 @@ pub enum Role {
 pub enum ProtocolConfig {
     SingleRedis(SingleRedis),
     Redlock(Redlock),
+    EtcdLease(EtcdLease),
+    Snowflake(Snowflake),
+    SessionCas(SessionCas),
+    Scheduler(Scheduler),
 }
 
 impl ProtocolConfig {
@@ -49,6 +57,10 @@ impl ProtocolConfig {
         match self {
             ProtocolConfig::SingleRedis(p) => p,
             ProtocolConfig::Redlock(p) => p,
+            ProtocolConfig::EtcdLease(p) => p,
+            ProtocolConfig::Snowflake(p) => p,
+            ProtocolConfig::SessionCas(p) => p,
+            ProtocolConfig::Scheduler(p) => p,
         }
     }
 
@@ -70,6 +82,10 @@ impl ProtocolConfig {
 
     pub fn has_resource(&self) -> bool {
         self.model().has_resource()
+    }
+
+    pub fn has_store_resource(&self) -> bool {
+        self.model().has_store_resource()
     }
 
     pub fn issues_tokens(&self) -> bool {

@@ -77,7 +77,8 @@ pub enum LockObs {
         why: &'static str,
         validity_ns: i64,
     },
-    /// The client holds the lock until its monotonic clock reads `deadline_mono_ns`.
+    /// The client holds the lock until its monotonic clock reads `deadline_mono_ns` (`u64::MAX`:
+    /// it tracks no deadline and holds until it releases or learns the lock is lost).
     /// `servers` is the set (bit i = server-i) that granted it.
     Acquired {
         lease: u64,
@@ -307,6 +308,13 @@ impl Observation for LockObs {
                 } else {
                     String::new()
                 };
+                if *deadline_mono_ns == u64::MAX {
+                    return format!(
+                        "ACQUIRED lease {}{on}, {}, no deadline tracked",
+                        short_lease(*l),
+                        token(*t)
+                    );
+                }
                 format!(
                     "ACQUIRED lease {}{on}, {}, validity {} (deadline mono {})",
                     short_lease(*l),

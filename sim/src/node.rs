@@ -133,7 +133,8 @@ impl<'a, M, O> Ctx<'a, M, O> {
         self.out.push(Effect::Send { to, msg });
     }
 
-    /// Fires `tag` after `after_ns` of this node's monotonic time.
+    /// Fires `tag` after `after_ns` of this node's monotonic time. Tags index a small table,
+    /// so a node uses a handful of fixed tags, not one per request.
     pub fn set_timer(&mut self, tag: TimerTag, after_ns: u64) {
         self.out.push(Effect::SetTimer { tag, after_ns });
     }

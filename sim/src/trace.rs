@@ -159,7 +159,7 @@ pub fn erase<M: Message, O: Observation>(h: &History<M, O>) -> Vec<TraceEvent> {
                 What::Failover { primary } => (
                     "failover",
                     json!({"primary": names.of(*primary)}),
-                    format!("FAILOVER: {}'s replica is promoted", names.of(*primary)),
+                    format!("FAILOVER: the operator replaces {} (its replica or the next leader takes over)", names.of(*primary)),
                     Salience::Salient,
                 ),
                 What::WindowEnd { fault } => ("window_end", json!({"fault": fault}), "network fault window closes".into(), Salience::Salient),

@@ -160,7 +160,7 @@ fn read(mut top: Knobs) -> Result<Scenario, KnobError> {
         ));
     }
     let mut rk = Knobs::new("resource", line, entries);
-    let resource = ResourceConfig::parse(&mut rk)?;
+    let resource = ResourceConfig::parse(&mut rk, protocol.has_store_resource())?;
     if resource.fencing != locksim_protocols::resource::Fencing::None && !protocol.issues_tokens() {
         return Err(rk.error(
             "fencing",

@@ -55,6 +55,8 @@ pub enum FencingTokens {
     /// `INCR` on a separate counter Redis (`counter`), after the lock is held: Redlock has no
     /// token of its own, so a scenario that wants fencing must bring one.
     Counter,
+    /// The lock key's create revision (etcd).
+    Revision,
 }
 
 /// The lock client's configuration.
@@ -80,8 +82,14 @@ const HOUR_MS: u64 = 3_600_000;
 impl ClientConfig {
     /// Reads the client knobs of `[protocol]`; `tokens` are the token sources the protocol
     /// offers, `retry_key` what it calls the retry delay (`retry_delay_ms` in Redlock's
-    /// description).
-    pub fn parse(k: &mut Knobs, tokens: &[(&str, FencingTokens)], retry_key: &str) -> Result<Self, KnobError> {
+    /// description). `redis` adds the Redis command variants (release, acquire, renewal); a
+    /// protocol without them leaves those knobs unread, so setting one is an unknown key.
+    pub fn parse(
+        k: &mut Knobs,
+        tokens: &[(&str, FencingTokens)],
+        retry_key: &str,
+        redis: bool,
+    ) -> Result<Self, KnobError> {
         let ttl_ns = k.millis(
             "ttl_ms",
             10_000,
@@ -89,7 +97,7 @@ impl ClientConfig {
             HOUR_MS,
             "lock TTL: the key's expiry and the client's lease",
         )?;
-        let cfg = ClientConfig {
+        let mut cfg = ClientConfig {
             ttl_ns,
             work_ns: k.millis(
                 "work_ms",
@@ -119,13 +127,7 @@ impl ClientConfig {
                 HOUR_MS,
                 "how long a client waits for any reply before giving the request up",
             )?,
-            renew_every_ns: k.millis(
-                "renew_every_ms",
-                0,
-                0,
-                HOUR_MS,
-                "watchdog renewal period while holding (0 = off)",
-            )?,
+            renew_every_ns: 0,
             start_stagger_ns: k.millis(
                 "start_stagger_ms",
                 10,
@@ -133,30 +135,9 @@ impl ClientConfig {
                 HOUR_MS,
                 "client-i starts its first round at i x this, so stories start in a known order",
             )?,
-            release: k.choice(
-                "release",
-                &[
-                    ("compare-and-delete", Release::CompareAndDelete),
-                    ("plain-del", Release::PlainDel),
-                ],
-                Release::CompareAndDelete,
-                "release by the seed's compare-and-delete script, or (wrong) by plain DEL",
-            )?,
-            acquire: k.choice(
-                "acquire",
-                &[
-                    ("set-nx-px", Acquire::SetNxPx),
-                    ("setnx-then-expire", Acquire::SetNxThenExpire),
-                ],
-                Acquire::SetNxPx,
-                "atomic SET NX PX, or (wrong) SETNX then EXPIRE as two commands",
-            )?,
-            renew: k.choice(
-                "renew",
-                &[("checked", Renew::Checked), ("blind", Renew::Blind)],
-                Renew::Checked,
-                "renewal checks the deadline and compares the lease, or (wrong) PEXPIREs blindly",
-            )?,
+            release: Release::CompareAndDelete,
+            acquire: Acquire::SetNxPx,
+            renew: Renew::Checked,
             deadline_check: k.choice(
                 "deadline_check",
                 &[
@@ -174,6 +155,39 @@ impl ClientConfig {
                 "fencing tokens: none, INCR on the lock's own Redis in the acquire script, or INCR on a separate counter",
             )?,
         };
+        if redis {
+            cfg.renew_every_ns = k.millis(
+                "renew_every_ms",
+                0,
+                0,
+                HOUR_MS,
+                "watchdog renewal period while holding (0 = off)",
+            )?;
+            cfg.release = k.choice(
+                "release",
+                &[
+                    ("compare-and-delete", Release::CompareAndDelete),
+                    ("plain-del", Release::PlainDel),
+                ],
+                Release::CompareAndDelete,
+                "release by the seed's compare-and-delete script, or (wrong) by plain DEL",
+            )?;
+            cfg.acquire = k.choice(
+                "acquire",
+                &[
+                    ("set-nx-px", Acquire::SetNxPx),
+                    ("setnx-then-expire", Acquire::SetNxThenExpire),
+                ],
+                Acquire::SetNxPx,
+                "atomic SET NX PX, or (wrong) SETNX then EXPIRE as two commands",
+            )?;
+            cfg.renew = k.choice(
+                "renew",
+                &[("checked", Renew::Checked), ("blind", Renew::Blind)],
+                Renew::Checked,
+                "renewal checks the deadline and compares the lease, or (wrong) PEXPIREs blindly",
+            )?;
+        }
         if cfg.renew_every_ns >= ttl_ns {
             return Err(k.error(
                 "renew_every_ms",

@@ -78,7 +78,7 @@ impl SingleRedis {
     pub fn parse(k: &mut Knobs) -> Result<crate::ProtocolConfig, KnobError> {
         let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of lock clients client-0..")? as u32;
         let tokens = [("none", FencingTokens::None), ("incr", FencingTokens::Incr)];
-        let client = ClientConfig::parse(k, &tokens, "retry_ms")?;
+        let client = ClientConfig::parse(k, &tokens, "retry_ms", true)?;
         let server = parse_server(k)?;
         let replicas = k.uint(
             "replicas",

@@ -18,7 +18,7 @@ pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetu
     let mut idle: BTreeMap<NodeId, &str> = BTreeMap::new();
     let mut writes = 0;
     for f in &facts.all {
-        if setup.servers.contains(&f.node) {
+        if setup.servers.contains(&f.node) && !matches!(f.obs, LockObs::WriteApplied { .. }) {
             match f.obs {
                 LockObs::KeySet { lease, expiry } | LockObs::KeyExtended { lease, expiry } => {
                     keys.insert(f.node, (*lease, *expiry));

@@ -1,0 +1,499 @@
+//! The etcd lock recipe (clientv3 `concurrency.Mutex` over a `Session`), driving the lock
+//! client's loop of DESIGN section 4b: grant a lease and keep it alive; put `/lock/l/<lease>`
+//! attached to it; if an older key exists, watch the newest one before mine and, when it is
+//! deleted, look again; hold when no older key is left; release by revoking the lease.
+//!
+//! `waiter_recheck` is the etcd 3.4.3 bug Jepsen found (etcd issue 11456): the Mutex returned
+//! success without checking that its own key still existed, so a waiter whose lease expired
+//! while it queued could be told it held the lock. The fix checks the key; without it, nothing.
+//!
+//! What the client knows about its lease: the session learns the TTL with each keep-alive
+//! answer, so its deadline is the last answered keep-alive's send time plus the TTL. A waiter
+//! ignores its session — `Lock()` waits on the watch, not on `Session.Done()` — and only a
+//! holder acts on "lease gone". With `deadline_check = "never"` the application does not
+//! look at its session at all, as most Mutex users do: it holds until it releases or is told
+//! its lease is gone.
+
+use std::collections::VecDeque;
+
+use locksim_sim::rng::uniform;
+use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
+
+use super::msg::{Answer, Msg, Request, lock_key};
+use super::obs::{EtcdEvent, EtcdObs};
+use crate::lock_client::{ClientConfig, DeadlineCheck, FencingTokens};
+use crate::resource::{ResourceOp, ResourceReply};
+
+const STEP: TimerTag = 0;
+const TIMEOUT: TimerTag = 1;
+const KEEPALIVE: TimerTag = 2;
+
+/// The etcd-specific client settings.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EtcdClientConfig {
+    pub keepalive_ns: u64,
+    pub waiter_recheck: bool,
+    /// The counter lives in the store and is written in a transaction comparing the lock key.
+    pub txn_resource: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Phase {
+    Starting,
+    Granting,
+    Acquiring,
+    /// Asking for the key to wait for (first, or again after a watch fired).
+    Finding,
+    Waiting,
+    Reading,
+    Working,
+    Writing,
+    Releasing,
+    Thinking,
+}
+
+pub struct EtcdClient {
+    cfg: ClientConfig,
+    etcd: EtcdClientConfig,
+    index: u64,
+    servers: Vec<NodeId>,
+    resource: NodeId,
+    // Volatile: a crash resets it.
+    phase: Phase,
+    /// Which server it believes leads.
+    leader: usize,
+    next_req: u64,
+    req: u64,
+    /// The outstanding store request, to send again to another server.
+    request: Option<Request>,
+    lease: i64,
+    grant_sent_ns: u64,
+    /// Send times of keep-alives not answered yet, oldest first.
+    keepalives_sent_ns: VecDeque<u64>,
+    my_rev: i64,
+    deadline_mono_ns: u64,
+    watch: u64,
+    holding: bool,
+    token: Option<u64>,
+    read_value: u64,
+}
+
+type ClientCtx<'a> = Ctx<'a, Msg, EtcdObs>;
+
+impl EtcdClient {
+    pub fn new(cfg: ClientConfig, etcd: EtcdClientConfig, index: u64, servers: Vec<NodeId>, resource: NodeId) -> Self {
+        EtcdClient {
+            cfg,
+            etcd,
+            index,
+            servers,
+            resource,
+            phase: Phase::Starting,
+            leader: 0,
+            next_req: 0,
+            req: 0,
+            request: None,
+            lease: 0,
+            grant_sent_ns: 0,
+            keepalives_sent_ns: VecDeque::new(),
+            my_rev: 0,
+            deadline_mono_ns: 0,
+            watch: 0,
+            holding: false,
+            token: None,
+            read_value: 0,
+        }
+    }
+
+    fn record(&self, ctx: &mut ClientCtx<'_>, obs: impl Into<EtcdObs>) {
+        ctx.record(obs.into());
+    }
+
+    pub fn on_start(&mut self, ctx: &mut ClientCtx<'_>) {
+        self.phase = Phase::Starting;
+        ctx.set_timer(STEP, self.index * self.cfg.start_stagger_ns);
+    }
+
+    pub fn on_crash(&mut self) {
+        let servers = std::mem::take(&mut self.servers);
+        *self = EtcdClient::new(self.cfg, self.etcd, self.index, servers, self.resource);
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut ClientCtx<'_>, tag: TimerTag) {
+        match (tag, self.phase) {
+            (STEP, Phase::Starting | Phase::Thinking) => self.begin_round(ctx),
+            (STEP, Phase::Working) => self.finish_work(ctx),
+            (TIMEOUT, _) => self.on_timeout(ctx),
+            (KEEPALIVE, _) if self.lease != 0 => {
+                if self.keepalives_sent_ns.len() >= 2 {
+                    // Two keep-alives unanswered: that member is gone; reconnect to another.
+                    self.keepalives_sent_ns.clear();
+                    self.follow(None);
+                }
+                self.keepalives_sent_ns.push_back(ctx.mono_ns());
+                ctx.send(self.servers[self.leader], Msg::KeepAlive { lease: self.lease });
+                ctx.set_timer(KEEPALIVE, self.etcd.keepalive_ns);
+            }
+            _ => {}
+        }
+    }
+
+    pub fn on_msg(&mut self, ctx: &mut ClientCtx<'_>, msg: Msg) {
+        match msg {
+            Msg::Answer { req, answer } if req == self.req && req != 0 => self.on_answer(ctx, answer),
+            Msg::ResourceReply { req, reply } if req == self.req && req != 0 => {
+                self.req = 0;
+                ctx.cancel_timer(TIMEOUT);
+                match reply {
+                    ResourceReply::Value(v) => self.read(ctx, v),
+                    ResourceReply::Accepted => self.written(ctx, true, 0),
+                    ResourceReply::Rejected { max } => self.written(ctx, false, max),
+                }
+            }
+            Msg::KeptAlive { lease, ttl_ms } if lease == self.lease => self.kept_alive(ctx, ttl_ms),
+            Msg::KeepAliveNotLeader { hint } => self.follow(hint),
+            Msg::Deleted { watch } if watch == self.watch && self.phase == Phase::Waiting => {
+                self.record(ctx, EtcdEvent::WatchFired);
+                self.phase = Phase::Finding;
+                self.ask(
+                    ctx,
+                    Request::Predecessor {
+                        lease: self.lease,
+                        my_rev: self.my_rev,
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// Believes `hint` leads, or tries the next server.
+    fn follow(&mut self, hint: Option<NodeId>) {
+        self.leader = match hint.and_then(|h| self.servers.iter().position(|s| *s == h)) {
+            Some(i) => i,
+            None => (self.leader + 1) % self.servers.len(),
+        };
+    }
+
+    /// Sends a store request to the believed leader.
+    fn ask(&mut self, ctx: &mut ClientCtx<'_>, request: Request) {
+        self.next_req += 1;
+        self.req = self.next_req;
+        self.request = Some(request.clone());
+        ctx.send(self.servers[self.leader], Msg::Request { req: self.req, request });
+        ctx.set_timer(TIMEOUT, self.cfg.request_timeout_ns);
+    }
+
+    fn ask_resource(&mut self, ctx: &mut ClientCtx<'_>, op: ResourceOp) {
+        self.next_req += 1;
+        self.req = self.next_req;
+        self.request = None;
+        ctx.send(self.resource, Msg::Resource { req: self.req, op });
+        ctx.set_timer(TIMEOUT, self.cfg.request_timeout_ns);
+    }
+
+    fn on_timeout(&mut self, ctx: &mut ClientCtx<'_>) {
+        self.req = 0;
+        match self.phase {
+            Phase::Writing => {
+                self.record(ctx, LockObs::WriteTimedOut);
+                self.release(ctx);
+            }
+            Phase::Reading => self.release(ctx),
+            Phase::Releasing => self.think(ctx),
+            Phase::Granting | Phase::Acquiring | Phase::Finding => {
+                // No answer: maybe no leader there. Ask the next server the same thing.
+                self.follow(None);
+                if let Some(request) = self.request.take() {
+                    self.ask(ctx, request);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_answer(&mut self, ctx: &mut ClientCtx<'_>, answer: Answer) {
+        self.req = 0;
+        ctx.cancel_timer(TIMEOUT);
+        match (self.phase, answer) {
+            (_, Answer::NotLeader { hint }) => {
+                let known = hint.is_some();
+                self.follow(hint);
+                let Some(request) = self.request.take() else { return };
+                if known {
+                    self.ask(ctx, request);
+                } else {
+                    // An election is under way: ask again after the retry delay.
+                    self.request = Some(request);
+                    ctx.set_timer(TIMEOUT, self.cfg.retry_ns);
+                }
+            }
+            (Phase::Granting, Answer::Granted) => {
+                self.deadline_mono_ns = self.grant_sent_ns + self.cfg.ttl_ns;
+                self.record(
+                    ctx,
+                    EtcdEvent::LeaseGranted {
+                        lease: self.lease as u64,
+                        ttl_ms: (self.cfg.ttl_ns / 1_000_000) as i64,
+                    },
+                );
+                ctx.set_timer(KEEPALIVE, self.etcd.keepalive_ns);
+                self.phase = Phase::Acquiring;
+                self.ask(ctx, Request::Acquire { lease: self.lease });
+            }
+            (Phase::Acquiring, Answer::Acquired { my_rev, owner_rev, .. }) => {
+                self.my_rev = my_rev;
+                if my_rev == owner_rev {
+                    return self.announce(ctx);
+                }
+                self.phase = Phase::Finding;
+                self.ask(
+                    ctx,
+                    Request::Predecessor {
+                        lease: self.lease,
+                        my_rev,
+                    },
+                );
+            }
+            (Phase::Acquiring, Answer::LeaseNotFound) => self.give_up(ctx, "its lease expired before its key was put"),
+            (
+                Phase::Finding,
+                Answer::Predecessor {
+                    mine_exists,
+                    pred,
+                    revision,
+                },
+            ) => match pred {
+                Some((pred_lease, pred_rev)) => {
+                    self.record(
+                        ctx,
+                        EtcdEvent::Queued {
+                            my_rev: self.my_rev,
+                            behind_rev: pred_rev,
+                        },
+                    );
+                    self.watch += 1;
+                    self.phase = Phase::Waiting;
+                    ctx.send(
+                        self.servers[self.leader],
+                        Msg::Watch {
+                            key: lock_key(pred_lease),
+                            from_revision: revision,
+                            watch: self.watch,
+                        },
+                    );
+                }
+                None if self.etcd.waiter_recheck && !mine_exists => {
+                    self.give_up(ctx, "its own key is gone: its session expired while it queued")
+                }
+                None => self.announce(ctx),
+            },
+            (Phase::Reading, Answer::Counter { value }) => self.read(ctx, value),
+            (Phase::Writing, Answer::Written { ok }) => self.written(ctx, ok, 0),
+            (Phase::Releasing, _) => self.think(ctx),
+            _ => {}
+        }
+    }
+
+    fn begin_round(&mut self, ctx: &mut ClientCtx<'_>) {
+        self.lease = uniform(ctx.rng(), 1, i64::MAX as u64) as i64;
+        self.keepalives_sent_ns.clear();
+        self.holding = false;
+        self.token = None;
+        self.record(
+            ctx,
+            LockObs::AcquireStarted {
+                lease: self.lease as u64,
+                attempt: 1,
+            },
+        );
+        self.phase = Phase::Granting;
+        self.grant_sent_ns = ctx.mono_ns();
+        let ttl_ms = (self.cfg.ttl_ns / 1_000_000) as i64;
+        self.ask(
+            ctx,
+            Request::LeaseGrant {
+                lease: self.lease,
+                ttl_ms,
+            },
+        );
+    }
+
+    /// The round ends without the lock: close the session and start over after thinking.
+    fn give_up(&mut self, ctx: &mut ClientCtx<'_>, why: &'static str) {
+        self.record(
+            ctx,
+            LockObs::AcquireFailed {
+                lease: self.lease as u64,
+                why,
+                validity_ns: self.deadline_mono_ns as i64 - ctx.mono_ns() as i64,
+            },
+        );
+        self.close_session(ctx);
+    }
+
+    fn announce(&mut self, ctx: &mut ClientCtx<'_>) {
+        self.holding = true;
+        if self.cfg.fencing_tokens == FencingTokens::Revision {
+            // The lock key's create revision is the fencing token.
+            self.token = Some(self.my_rev as u64);
+            self.record(
+                ctx,
+                LockObs::TokenIssued {
+                    token: self.my_rev as u64,
+                },
+            );
+        }
+        let tracked = self.cfg.deadline_check != DeadlineCheck::Never;
+        let deadline = if tracked { self.deadline_mono_ns } else { u64::MAX };
+        self.record(
+            ctx,
+            LockObs::Acquired {
+                lease: self.lease as u64,
+                token: self.token,
+                validity_ns: if tracked {
+                    deadline as i64 - ctx.mono_ns() as i64
+                } else {
+                    i64::MAX
+                },
+                deadline_mono_ns: deadline,
+                servers: 0,
+            },
+        );
+        if self.cfg.deadline_check == DeadlineCheck::Once && !self.check_deadline(ctx) {
+            return self.lose(ctx, "its lease deadline had passed when it checked");
+        }
+        self.phase = Phase::Reading;
+        if self.etcd.txn_resource {
+            self.ask(ctx, Request::ReadCounter);
+        } else {
+            self.ask_resource(ctx, ResourceOp::Read);
+        }
+    }
+
+    fn read(&mut self, ctx: &mut ClientCtx<'_>, value: u64) {
+        if self.phase != Phase::Reading {
+            return;
+        }
+        self.read_value = value;
+        self.record(ctx, LockObs::ReadDone { value });
+        self.phase = Phase::Working;
+        ctx.set_timer(STEP, self.cfg.work_ns);
+    }
+
+    fn finish_work(&mut self, ctx: &mut ClientCtx<'_>) {
+        if self.cfg.deadline_check == DeadlineCheck::BeforeWrite && !self.check_deadline(ctx) {
+            return self.lose(ctx, "its lease deadline passed before the write");
+        }
+        let value = self.read_value + 1;
+        self.record(
+            ctx,
+            LockObs::WriteSent {
+                token: self.token,
+                value,
+            },
+        );
+        self.phase = Phase::Writing;
+        if self.etcd.txn_resource {
+            self.ask(
+                ctx,
+                Request::WriteCounter {
+                    lease: self.lease,
+                    my_rev: self.my_rev,
+                    value,
+                    based_on: self.read_value,
+                },
+            );
+        } else {
+            self.ask_resource(
+                ctx,
+                ResourceOp::Write {
+                    token: self.token,
+                    value,
+                    based_on: self.read_value,
+                    lease: self.lease as u64,
+                },
+            );
+        }
+    }
+
+    fn written(&mut self, ctx: &mut ClientCtx<'_>, ok: bool, max: u64) {
+        if self.phase != Phase::Writing {
+            return;
+        }
+        let obs = if ok {
+            LockObs::WriteAccepted {
+                value: self.read_value + 1,
+            }
+        } else {
+            LockObs::WriteRejected { token: self.token, max }
+        };
+        self.record(ctx, obs);
+        self.release(ctx);
+    }
+
+    fn check_deadline(&mut self, ctx: &mut ClientCtx<'_>) -> bool {
+        let remaining_ns = self.deadline_mono_ns as i64 - ctx.mono_ns() as i64;
+        let ok = remaining_ns > 0;
+        self.record(ctx, LockObs::DeadlineChecked { remaining_ns, ok });
+        ok
+    }
+
+    fn kept_alive(&mut self, ctx: &mut ClientCtx<'_>, ttl_ms: i64) {
+        let sent_ns = self.keepalives_sent_ns.pop_front();
+        if ttl_ms < 0 {
+            self.record(
+                ctx,
+                EtcdEvent::LeaseLost {
+                    lease: self.lease as u64,
+                },
+            );
+            ctx.cancel_timer(KEEPALIVE);
+            if self.holding {
+                self.lose(ctx, "its lease is gone (keep-alive answered TTL -1)");
+            }
+            return;
+        }
+        if let Some(sent_ns) = sent_ns {
+            self.deadline_mono_ns = self.deadline_mono_ns.max(sent_ns + ttl_ms as u64 * 1_000_000);
+            if self.holding && self.cfg.deadline_check != DeadlineCheck::Never {
+                self.record(
+                    ctx,
+                    LockObs::Renewed {
+                        deadline_mono_ns: self.deadline_mono_ns,
+                    },
+                );
+            }
+        }
+    }
+
+    fn lose(&mut self, ctx: &mut ClientCtx<'_>, why: &'static str) {
+        self.record(ctx, LockObs::LockLost { why });
+        self.release(ctx);
+    }
+
+    /// Unlock by closing the session: revoking the lease deletes the lock key with it.
+    fn release(&mut self, ctx: &mut ClientCtx<'_>) {
+        self.holding = false;
+        self.record(
+            ctx,
+            LockObs::Released {
+                lease: self.lease as u64,
+            },
+        );
+        self.close_session(ctx);
+    }
+
+    fn close_session(&mut self, ctx: &mut ClientCtx<'_>) {
+        ctx.cancel_timer(KEEPALIVE);
+        ctx.cancel_timer(STEP);
+        self.phase = Phase::Releasing;
+        self.ask(ctx, Request::LeaseRevoke { lease: self.lease });
+    }
+
+    fn think(&mut self, ctx: &mut ClientCtx<'_>) {
+        self.phase = Phase::Thinking;
+        self.lease = 0;
+        ctx.set_timer(STEP, self.cfg.think_ns);
+    }
+}

@@ -1,0 +1,256 @@
+//! The etcd-style lease lock (DESIGN section 4): a Raft-replicated store (`server-0..`), the
+//! clientv3 Mutex recipe over leases, revision fencing tokens, and — as `[resource] kind =
+//! "etcd-txn"` — a counter kept in the store itself and written in a transaction that compares
+//! the lock key. Sources: seed 004 (9.4-9.6), seeds 000-002, Jepsen's etcd 3.4.3 analysis and
+//! etcd issue 11456.
+
+pub mod client;
+pub mod kv;
+pub mod msg;
+pub mod obs;
+pub mod server;
+
+use locksim_sim::check::check_lock;
+use locksim_sim::{Ctx, Level, LockSetup, Node, NodeId, NodeSetup, TimerTag};
+
+use crate::knobs::{KnobError, Knobs};
+use crate::lock_client::{ClientConfig, FencingTokens};
+use crate::protocol::Protocol;
+use crate::redis::{MAX_CLIENTS, parse_liveness_window};
+use crate::registry::{Outcome, run_world};
+use crate::resource::{Resource, ResourceKind};
+use crate::scenario::{ProtocolConfig, Role, Scenario};
+use client::{EtcdClient, EtcdClientConfig};
+use msg::Msg;
+use obs::EtcdObs;
+use server::{Commit, EtcdServer, ServerConfig};
+
+/// `kind = "etcd-lease"`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EtcdLease {
+    pub clients: u32,
+    pub servers: u32,
+    pub client: ClientConfig,
+    pub keepalive_ns: u64,
+    pub waiter_recheck: bool,
+    pub server: ServerConfig,
+    pub liveness_window_ns: u64,
+}
+
+impl EtcdLease {
+    pub fn parse(k: &mut Knobs) -> Result<ProtocolConfig, KnobError> {
+        let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of lock clients client-0..")? as u32;
+        let servers = k.uint(
+            "servers",
+            3,
+            1,
+            31,
+            "etcd members server-0.. (a majority must agree on every write)",
+        )? as u32;
+        let tokens = [("none", FencingTokens::None), ("revision", FencingTokens::Revision)];
+        let client = ClientConfig::parse(k, &tokens, "retry_ms", false)?;
+        let keepalive_ns = k.millis(
+            "keepalive_every_ms",
+            client.ttl_ns / 3_000_000,
+            1,
+            3_600_000,
+            "how often the session sends a lease keep-alive (default a third of the TTL)",
+        )?;
+        if keepalive_ns >= client.ttl_ns {
+            return Err(k.error(
+                "keepalive_every_ms",
+                "must be below ttl_ms, or the lease lapses between keep-alives",
+            ));
+        }
+        let waiter_recheck = k.bool(
+            "waiter_recheck",
+            true,
+            "after its predecessor goes, a waiter checks that its own key still exists (false: etcd issue 11456)",
+        )?;
+        let server = ServerConfig {
+            heartbeat_ns: k.millis("heartbeat_ms", 100, 1, 3_600_000, "the leader's heartbeat period")?,
+            election_ns: k.millis(
+                "election_timeout_ms",
+                1000,
+                2,
+                3_600_000,
+                "a follower runs for leader after hearing none for a random time in [this, 2 x this)",
+            )?,
+            commit: k.choice(
+                "commit",
+                &[("majority", Commit::Majority), ("leader-only", Commit::LeaderOnly)],
+                Commit::Majority,
+                "acknowledge a write once a majority has it, or (wrong) as soon as the leader appended it",
+            )?,
+        };
+        if server.heartbeat_ns >= server.election_ns {
+            return Err(k.error(
+                "heartbeat_ms",
+                "must be below election_timeout_ms, or followers keep electing",
+            ));
+        }
+        let liveness_window_ns = parse_liveness_window(k, client.ttl_ns)?;
+        Ok(ProtocolConfig::EtcdLease(EtcdLease {
+            clients,
+            servers,
+            client,
+            keepalive_ns,
+            waiter_recheck,
+            server,
+            liveness_window_ns,
+        }))
+    }
+
+    pub fn build(&self, s: &Scenario) -> (Vec<NodeSetup<EtcdNode>>, LockSetup) {
+        let (n, m) = (self.clients, self.servers);
+        let clients: Vec<NodeId> = (0..n).map(NodeId).collect();
+        let servers: Vec<NodeId> = (n..n + m).map(NodeId).collect();
+        let resource = NodeId(n + m);
+        let etcd = EtcdClientConfig {
+            keepalive_ns: self.keepalive_ns,
+            waiter_recheck: self.waiter_recheck,
+            txn_resource: s.resource.kind == ResourceKind::EtcdTxn,
+        };
+        let mut nodes: Vec<NodeSetup<EtcdNode>> = clients
+            .iter()
+            .map(|&c| NodeSetup {
+                name: format!("client-{}", c.0),
+                clock: s.clock_of(c),
+                model: EtcdNode::Client(EtcdClient::new(
+                    self.client,
+                    etcd,
+                    u64::from(c.0),
+                    servers.clone(),
+                    resource,
+                )),
+            })
+            .collect();
+        for (i, &server) in servers.iter().enumerate() {
+            nodes.push(NodeSetup {
+                name: format!("server-{i}"),
+                clock: s.clock_of(server),
+                model: EtcdNode::Server(EtcdServer::new(self.server, i, servers.clone())),
+            });
+        }
+        nodes.push(NodeSetup {
+            name: "resource".into(),
+            clock: s.clock_of(resource),
+            model: EtcdNode::Resource(Resource::new(s.resource)),
+        });
+        let setup = LockSetup {
+            clients,
+            servers,
+            quorum: 1,
+            liveness_window_ns: self.liveness_window_ns,
+        };
+        (nodes, setup)
+    }
+}
+
+impl Protocol for EtcdLease {
+    fn kind(&self) -> &'static str {
+        "etcd-lease"
+    }
+
+    fn topology(&self) -> Vec<(String, Role)> {
+        let mut nodes: Vec<(String, Role)> = (0..self.clients)
+            .map(|i| (format!("client-{i}"), Role::Client))
+            .collect();
+        nodes.extend((0..self.servers).map(|i| (format!("server-{i}"), Role::Server)));
+        nodes.push(("resource".into(), Role::Resource));
+        nodes
+    }
+
+    fn events(&self, role: Role) -> &'static [&'static str] {
+        match role {
+            Role::Client => obs::CLIENT_EVENTS,
+            Role::Server => obs::SERVER_EVENTS,
+            Role::Resource => locksim_sim::lock_obs::RESOURCE_EVENTS,
+        }
+    }
+
+    fn failover_targets(&self) -> Vec<String> {
+        (0..self.servers).map(|i| format!("server-{i}")).collect()
+    }
+
+    fn has_resource(&self) -> bool {
+        true
+    }
+
+    fn has_store_resource(&self) -> bool {
+        true
+    }
+
+    fn issues_tokens(&self) -> bool {
+        self.client.fencing_tokens != FencingTokens::None
+    }
+
+    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
+        let (nodes, setup) = self.build(s);
+        run_world(nodes, s, seed, level, |h| check_lock(h, &setup))
+    }
+}
+
+/// Every role of the etcd world.
+pub enum EtcdNode {
+    Client(EtcdClient),
+    Server(EtcdServer),
+    Resource(Resource),
+}
+
+type EtcdCtx<'a> = Ctx<'a, Msg, EtcdObs>;
+
+impl Node for EtcdNode {
+    type Msg = Msg;
+    type Obs = EtcdObs;
+
+    fn on_start(&mut self, ctx: &mut EtcdCtx<'_>) {
+        match self {
+            EtcdNode::Client(n) => n.on_start(ctx),
+            EtcdNode::Server(n) => n.on_start(ctx),
+            EtcdNode::Resource(_) => {}
+        }
+    }
+
+    fn on_msg(&mut self, ctx: &mut EtcdCtx<'_>, from: NodeId, msg: Msg) {
+        match self {
+            EtcdNode::Client(n) => n.on_msg(ctx, msg),
+            EtcdNode::Server(n) => n.on_msg(ctx, from, msg),
+            EtcdNode::Resource(n) => {
+                if let Msg::Resource { req, op } = msg {
+                    let (reply, obs) = n.handle(from, op);
+                    if let Some(obs) = obs {
+                        ctx.record(obs.into());
+                    }
+                    ctx.send(from, Msg::ResourceReply { req, reply });
+                }
+            }
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut EtcdCtx<'_>, tag: TimerTag) {
+        match self {
+            EtcdNode::Client(n) => n.on_timer(ctx, tag),
+            EtcdNode::Server(n) => n.on_timer(ctx, tag),
+            EtcdNode::Resource(_) => {}
+        }
+    }
+
+    fn on_crash(&mut self, ctx: &mut EtcdCtx<'_>) {
+        match self {
+            EtcdNode::Client(n) => n.on_crash(),
+            EtcdNode::Server(n) => n.on_crash(ctx),
+            EtcdNode::Resource(n) => {
+                if let Some(obs) = n.crash() {
+                    ctx.record(obs.into());
+                }
+            }
+        }
+    }
+
+    fn on_failover(&mut self, ctx: &mut EtcdCtx<'_>, primary: NodeId) {
+        if let EtcdNode::Server(n) = self {
+            n.on_failover(ctx, primary);
+        }
+    }
+}

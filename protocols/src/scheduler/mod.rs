@@ -1,0 +1,231 @@
+//! Scheduler slot dedup (DESIGN section 4; seed 000's `(job, slot)` key in the effect's
+//! transaction, seed 001's "three ledgers" of scheduling, execution and effect): `schedulers`
+//! instances `server-<i>` each fire the job for every period of their own clock, `clients`
+//! workers `client-<i>` run its effect against the job store `resource`, and `dedup` decides
+//! whether the store can tell that a slot already ran.
+
+pub mod check;
+pub mod database;
+pub mod instance;
+pub mod obs;
+pub mod store;
+pub mod worker;
+
+use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
+
+use crate::knobs::{KnobError, Knobs};
+use crate::protocol::Protocol;
+use crate::registry::{Outcome, run_world};
+use crate::scenario::{ProtocolConfig, Role, Scenario};
+use database::Database;
+use instance::{Instance, InstanceConfig};
+use obs::{SCHEDULER_EVENTS, STORE_EVENTS, SchedMsg, SchedObs, WORKER_EVENTS};
+use store::Dedup;
+use worker::Worker;
+
+const MAX_SCHEDULERS: u64 = 16;
+const MAX_WORKERS: u64 = 64;
+const HOUR_MS: u64 = 3_600_000;
+/// Thirty days: the cap on periods.
+const MAX_MS: u64 = 30 * 24 * HOUR_MS;
+
+/// `kind = "scheduler"`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scheduler {
+    pub schedulers: u32,
+    pub clients: u32,
+    pub period_ns: u64,
+    pub dedup: Dedup,
+    pub retry_ns: u64,
+    pub max_attempts: u32,
+    pub request_timeout_ns: u64,
+}
+
+impl Scheduler {
+    pub fn parse(k: &mut Knobs) -> Result<ProtocolConfig, KnobError> {
+        let schedulers = k.uint(
+            "schedulers",
+            3,
+            1,
+            MAX_SCHEDULERS,
+            "scheduler instances server-0.., each firing every slot by its own clock",
+        )? as u32;
+        let clients = k.uint(
+            "clients",
+            2,
+            1,
+            MAX_WORKERS,
+            "workers client-0..; slot s goes to client-(s mod clients)",
+        )? as u32;
+        let period_ns = k.millis(
+            "period_ms",
+            10_000,
+            1,
+            MAX_MS,
+            "the job's period: slot s starts at wall time s x this",
+        )?;
+        let dedup = k.choice(
+            "dedup",
+            &[
+                ("same-tx", Dedup::SameTx),
+                ("mark-after", Dedup::MarkAfter),
+                ("none", Dedup::None),
+            ],
+            Dedup::SameTx,
+            "the (job, slot) key committed in the effect's transaction, or (wrong) a done-mark written after the effect, or (wrong) nothing",
+        )?;
+        let retry_ns = k.millis(
+            "retry_ms",
+            3_000,
+            1,
+            HOUR_MS,
+            "an instance re-sends a slot its worker has not reported done this often",
+        )?;
+        let max_attempts = k.uint(
+            "max_attempts",
+            5,
+            1,
+            1_000,
+            "sends of one slot by one instance before it gives up",
+        )? as u32;
+        let request_timeout_ns = k.millis(
+            "request_timeout_ms",
+            1_000,
+            1,
+            HOUR_MS,
+            "how long a worker waits for the store before dropping the job",
+        )?;
+        Ok(ProtocolConfig::Scheduler(Scheduler {
+            schedulers,
+            clients,
+            period_ns,
+            dedup,
+            retry_ns,
+            max_attempts,
+            request_timeout_ns,
+        }))
+    }
+
+    fn nodes(&self) -> Vec<(String, Role)> {
+        let mut nodes: Vec<(String, Role)> = (0..self.clients)
+            .map(|i| (format!("client-{i}"), Role::Client))
+            .collect();
+        nodes.extend((0..self.schedulers).map(|i| (format!("server-{i}"), Role::Server)));
+        nodes.push(("resource".into(), Role::Resource));
+        nodes
+    }
+
+    /// How long after firing a slot may still be unrun: its instances' whole retry window.
+    pub fn settle_ns(&self) -> u64 {
+        self.retry_ns.saturating_mul(u64::from(self.max_attempts))
+    }
+
+    pub fn build(&self, s: &Scenario) -> Vec<NodeSetup<SchedNode>> {
+        let (n, m) = (self.clients, self.schedulers);
+        let workers: Vec<NodeId> = (0..n).map(NodeId).collect();
+        let store = NodeId(n + m);
+        let mut nodes: Vec<NodeSetup<SchedNode>> = workers
+            .iter()
+            .map(|&w| NodeSetup {
+                name: format!("client-{}", w.0),
+                clock: s.clock_of(w),
+                model: SchedNode::Worker(Worker::new(self.dedup, store, self.request_timeout_ns)),
+            })
+            .collect();
+        let cfg = InstanceConfig {
+            period_ns: self.period_ns,
+            retry_ns: self.retry_ns,
+            max_attempts: self.max_attempts,
+            workers,
+        };
+        for i in 0..m {
+            nodes.push(NodeSetup {
+                name: format!("server-{i}"),
+                clock: s.clock_of(NodeId(n + i)),
+                model: SchedNode::Instance(Instance::new(cfg.clone())),
+            });
+        }
+        nodes.push(NodeSetup {
+            name: "resource".into(),
+            clock: s.clock_of(store),
+            model: SchedNode::Database(Database::default()),
+        });
+        nodes
+    }
+}
+
+impl Protocol for Scheduler {
+    fn kind(&self) -> &'static str {
+        "scheduler"
+    }
+
+    fn topology(&self) -> Vec<(String, Role)> {
+        self.nodes()
+    }
+
+    fn events(&self, role: Role) -> &'static [&'static str] {
+        match role {
+            Role::Client => WORKER_EVENTS,
+            Role::Server => SCHEDULER_EVENTS,
+            Role::Resource => STORE_EVENTS,
+        }
+    }
+
+    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
+        let settle_ns = self.settle_ns();
+        run_world(self.build(s), s, seed, level, |h| {
+            check::check_exactly_once(h, settle_ns)
+        })
+    }
+}
+
+/// Every role of a scheduler world.
+pub enum SchedNode {
+    Worker(Worker),
+    Instance(Instance),
+    Database(Database),
+}
+
+type SchedCtx<'a> = Ctx<'a, SchedMsg, SchedObs>;
+
+impl Node for SchedNode {
+    type Msg = SchedMsg;
+    type Obs = SchedObs;
+
+    fn on_start(&mut self, ctx: &mut SchedCtx<'_>) {
+        if let SchedNode::Instance(n) = self {
+            n.on_start(ctx);
+        }
+    }
+
+    fn on_msg(&mut self, ctx: &mut SchedCtx<'_>, from: NodeId, msg: SchedMsg) {
+        match self {
+            SchedNode::Worker(n) => n.on_msg(ctx, from, msg),
+            SchedNode::Instance(n) => n.on_msg(ctx, from, msg),
+            SchedNode::Database(n) => n.on_msg(ctx, from, msg),
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut SchedCtx<'_>, tag: TimerTag) {
+        match self {
+            SchedNode::Worker(n) => n.on_timer(ctx, tag),
+            SchedNode::Instance(n) => n.on_timer(ctx, tag),
+            SchedNode::Database(_) => {}
+        }
+    }
+
+    /// The store is a database and loses nothing; workers and instances forget what they held.
+    fn on_crash(&mut self, _ctx: &mut SchedCtx<'_>) {
+        match self {
+            SchedNode::Worker(n) => n.on_crash(),
+            SchedNode::Instance(n) => n.on_crash(),
+            SchedNode::Database(_) => {}
+        }
+    }
+
+    fn on_clock_jump(&mut self, ctx: &mut SchedCtx<'_>) {
+        if let SchedNode::Instance(n) = self {
+            n.on_clock_jump(ctx);
+        }
+    }
+}

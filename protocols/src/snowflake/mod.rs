@@ -1,0 +1,219 @@
+//! Snowflake IDs (DESIGN section 4; seed 001): generators `client-<i>` issue 64-bit IDs of 41
+//! bits of milliseconds since `epoch_ms` (their own wall clock), 10 bits of node ID and 12 bits
+//! of sequence. Node IDs are static (client-i is node i) or leased from `server-0` out of a
+//! pool. The known-wrong variants are knobs — a rollback ignored, a sequence that wraps, a last
+//! millisecond forgotten in a crash — so the catalogue runs each bug beside its fix, and the
+//! generic `unique_ids` and `id_monotonic` checkers judge them.
+
+pub mod generator;
+pub mod id;
+pub mod node_lease;
+pub mod obs;
+pub mod sequencer;
+pub mod world;
+
+use locksim_sim::check::check_ids;
+use locksim_sim::{Level, NodeId, NodeSetup};
+
+use crate::knobs::{KnobError, Knobs};
+use crate::protocol::Protocol;
+use crate::redis::MAX_CLIENTS;
+use crate::registry::{Outcome, run_world};
+use crate::scenario::{ProtocolConfig, Role, Scenario};
+use generator::{Generator, GeneratorConfig, NodeIds, Rollback};
+use id::{MAX_MS, NODE_IDS, SEQUENCES_PER_MS};
+use node_lease::NodeLeaseServer;
+use obs::{GENERATOR_EVENTS, LEASE_SERVER_EVENTS};
+use sequencer::Overflow;
+use world::IdNode;
+
+/// `kind = "snowflake"`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snowflake {
+    pub clients: u32,
+    pub generator: GeneratorConfig,
+    /// With leased node IDs: how many IDs the server's pool has.
+    pub node_id_pool: Option<u16>,
+}
+
+/// An hour: the cap on the lease TTL and the stagger.
+const HOUR_MS: u64 = 3_600_000;
+/// Thirty days, in ms: the latest a burst can be asked for.
+const MAX_BURST_AT_MS: u64 = 30 * 24 * HOUR_MS;
+/// Twice what a generator can issue in a millisecond: enough to overload it, and a bound on
+/// how many events one tick records.
+const MAX_RATE_PER_MS: u64 = 2 * SEQUENCES_PER_MS as u64;
+/// A million requests in one burst.
+const MAX_BURST: u64 = 1_000_000;
+
+impl Snowflake {
+    pub fn parse(k: &mut Knobs) -> Result<ProtocolConfig, KnobError> {
+        let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of ID generators client-0..")? as u32;
+        let rate_per_ms = k.uint(
+            "rate_per_ms",
+            1,
+            0,
+            MAX_RATE_PER_MS,
+            "ID requests each generator receives at every tick of its clock (one tick per ms)",
+        )?;
+        let burst = k.uint(
+            "burst",
+            0,
+            0,
+            MAX_BURST,
+            "extra requests that arrive at once, in one tick, at burst_at_ms (0 = none)",
+        )?;
+        let burst_at_ns = k.millis(
+            "burst_at_ms",
+            0,
+            0,
+            MAX_BURST_AT_MS,
+            "when the burst arrives: the first tick at or after this on each generator's monotonic clock",
+        )?;
+        if burst == 0 && k.has("burst_at_ms") {
+            return Err(k.error("burst_at_ms", "there is no burst (set burst)"));
+        }
+        if rate_per_ms == 0 && burst == 0 {
+            return Err(k.error("rate_per_ms", "no requests at all: set rate_per_ms or burst"));
+        }
+        let epoch_ms = k.int(
+            "epoch_ms",
+            0,
+            -(MAX_MS as i64),
+            MAX_MS as i64,
+            "the wall-clock reading (ms) that is millisecond 0 of the IDs' 41-bit timestamp",
+        )?;
+        let rollback = k.choice(
+            "rollback",
+            &[
+                ("reject", Rollback::Reject),
+                ("wait", Rollback::Wait),
+                ("ignore", Rollback::Ignore),
+            ],
+            Rollback::Reject,
+            "clock behind the last ID's ms: refuse requests until it is back, wait, or (wrong) issue anyway",
+        )?;
+        let persist_last_ms = k.bool(
+            "persist_last_ms",
+            false,
+            "the last ID's ms is written to disk before each ID and read back on restart",
+        )?;
+        let overflow = k.choice(
+            "sequence_overflow",
+            &[("wait", Overflow::Wait), ("wrap", Overflow::Wrap)],
+            Overflow::Wait,
+            "request 4097 of a ms: wait for the next ms, or (wrong) wrap the sequence to 0 in the same ms",
+        )?;
+        let leased = k.choice(
+            "node_ids",
+            &[("static", false), ("leased", true)],
+            false,
+            "node IDs configured (client-i is node i) or leased from server-0",
+        )?;
+        let ttl_ns = k.millis(
+            "node_lease_ttl_ms",
+            10_000,
+            10,
+            HOUR_MS,
+            "node-ID lease TTL; renewed every third of it, and asked for again every tenth while none is free",
+        )?;
+        let pool = k.uint(
+            "node_id_pool",
+            u64::from(NODE_IDS),
+            1,
+            u64::from(NODE_IDS),
+            "how many node IDs server-0 leases out (0..pool)",
+        )? as u16;
+        if !leased {
+            for key in ["node_lease_ttl_ms", "node_id_pool"] {
+                if k.has(key) {
+                    return Err(k.error(key, "node IDs are static (set node_ids = \"leased\")"));
+                }
+            }
+            if u64::from(clients) > u64::from(NODE_IDS) {
+                return Err(k.error("clients", "static node IDs: at most 1024 generators"));
+            }
+        }
+        let start_stagger_ns = k.millis(
+            "start_stagger_ms",
+            10,
+            0,
+            HOUR_MS,
+            "client-i starts at i x this, so stories start in a known order",
+        )?;
+        let node_ids = if leased {
+            NodeIds::Leased {
+                server: NodeId(clients),
+                ttl_ns,
+            }
+        } else {
+            NodeIds::Static
+        };
+        Ok(ProtocolConfig::Snowflake(Snowflake {
+            clients,
+            generator: GeneratorConfig {
+                rate_per_ms,
+                burst,
+                burst_at_ns,
+                epoch_ns: epoch_ms * 1_000_000,
+                rollback,
+                overflow,
+                persist_last_ms,
+                node_ids,
+                start_stagger_ns,
+            },
+            node_id_pool: leased.then_some(pool),
+        }))
+    }
+
+    fn nodes(&self) -> Vec<(String, Role)> {
+        let mut nodes: Vec<(String, Role)> = (0..self.clients)
+            .map(|i| (format!("client-{i}"), Role::Client))
+            .collect();
+        if self.node_id_pool.is_some() {
+            nodes.push(("server-0".into(), Role::Server));
+        }
+        nodes
+    }
+
+    /// The world's nodes: the generators, then the lease server when node IDs are leased.
+    pub fn build(&self, s: &Scenario) -> Vec<NodeSetup<IdNode>> {
+        let mut nodes: Vec<NodeSetup<IdNode>> = (0..self.clients)
+            .map(|i| NodeSetup {
+                name: format!("client-{i}"),
+                clock: s.clock_of(NodeId(i)),
+                model: IdNode::Generator(Box::new(Generator::new(self.generator, i as u16))),
+            })
+            .collect();
+        if let (Some(pool), NodeIds::Leased { server, ttl_ns }) = (self.node_id_pool, self.generator.node_ids) {
+            nodes.push(NodeSetup {
+                name: "server-0".into(),
+                clock: s.clock_of(server),
+                model: IdNode::LeaseServer(NodeLeaseServer::new(pool, ttl_ns)),
+            });
+        }
+        nodes
+    }
+}
+
+impl Protocol for Snowflake {
+    fn kind(&self) -> &'static str {
+        "snowflake"
+    }
+
+    fn topology(&self) -> Vec<(String, Role)> {
+        self.nodes()
+    }
+
+    fn events(&self, role: Role) -> &'static [&'static str] {
+        match role {
+            Role::Client => GENERATOR_EVENTS,
+            Role::Server => LEASE_SERVER_EVENTS,
+            Role::Resource => &[],
+        }
+    }
+
+    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
+        run_world(self.build(s), s, seed, level, check_ids)
+    }
+}
