@@ -146,22 +146,15 @@ fn the_waiter_bug_grants_an_expired_waiter_the_fix_makes_it_start_over() {
 }
 
 #[test]
-fn failover_keeps_every_acknowledged_write_and_extends_the_holders_lease() {
+fn failover_keeps_every_acknowledged_write() {
     for seed in [1, 2, 3] {
         let r = run_story("etcd/leader-failover.toml", seed);
-        let acquired = r.first("client-0", "acquired");
-        let lease = acquired["lease"].clone();
-        let old_expiry = r.first("server-0", "key_set")["expiry"]["at_ns"].as_u64().unwrap();
+        let lease = r.first("client-0", "acquired")["lease"].clone();
         let elected = r
             .kind("leader_elected")
             .into_iter()
             .find(|e| e["node"] != "server-0")
             .expect("another member leads");
-        assert!(elected["leases_extended"].as_u64().unwrap() >= 1);
-        assert!(
-            t(elected) > old_expiry,
-            "seed {seed}: the lease would have expired during the election"
-        );
         let owner = r
             .events
             .iter()
@@ -184,6 +177,50 @@ fn failover_keeps_every_acknowledged_write_and_extends_the_holders_lease() {
     let lost = run_story("etcd/leader-failover-leader-only.toml", 1);
     let again = lost.violated_at(Invariant::TokenMonotonic);
     assert_eq!(again["node"], "client-1");
+}
+
+#[test]
+fn a_new_leader_extends_a_lease_that_would_have_expired_during_the_election() {
+    for seed in [1, 2, 3, 4, 5] {
+        let r = run_story("etcd/lease-extension.toml", seed);
+        let lease = r.first("client-0", "acquired")["lease"].clone();
+        let old_expiry = r.first("server-0", "key_set")["expiry"]["at_ns"].as_u64().unwrap();
+        let elected = r
+            .kind("leader_elected")
+            .into_iter()
+            .find(|e| e["node"] != "server-0")
+            .expect("another member leads");
+        assert!(
+            t(elected) > old_expiry,
+            "seed {seed}: the lease would have expired during the election"
+        );
+        assert!(elected["leases_extended"].as_u64().unwrap() >= 1);
+        let extended = r
+            .events
+            .iter()
+            .find(|e| e["kind"] == "key_set" && e["node"] == elected["node"] && t(e) >= t(elected))
+            .unwrap();
+        assert_eq!(
+            extended["lease"], lease,
+            "seed {seed}: client-0's key survived the election"
+        );
+        assert!(
+            extended["expiry"]["at_ns"].as_u64().unwrap() > t(elected),
+            "seed {seed}: with a fresh TTL"
+        );
+        assert!(
+            r.kind("lease_expired").iter().all(|e| e["lease"] != lease),
+            "seed {seed}: and never expired"
+        );
+        assert!(
+            matches!(r.status(Invariant::MutualExclusion), Status::Held(_)),
+            "seed {seed}"
+        );
+        assert!(
+            !r.all("client-0", "write_accepted").is_empty(),
+            "seed {seed}: client-0 finished its work"
+        );
+    }
 }
 
 #[test]
@@ -229,6 +266,7 @@ fn a_leader_cut_off_in_a_minority_acknowledges_nothing() {
 fn the_etcd_stories_other_verdicts_hold_for_seeds_0_to_100() {
     let claims: &[(&str, Invariant, &str)] = &[
         ("etcd/leader-failover.toml", Invariant::MutualExclusion, "held"),
+        ("etcd/lease-extension.toml", Invariant::MutualExclusion, "held"),
         ("etcd/holder-pause-fenced.toml", Invariant::TokenMonotonic, "held"),
         ("etcd/minority-leader.toml", Invariant::TokenMonotonic, "not_applicable"),
     ];

@@ -228,13 +228,13 @@ impl EtcdClient {
                     ctx.set_timer(TIMEOUT, self.cfg.retry_ns);
                 }
             }
-            (Phase::Granting, Answer::Granted) => {
-                self.deadline_mono_ns = self.grant_sent_ns + self.cfg.ttl_ns;
+            (Phase::Granting, Answer::Granted { ttl_ms }) => {
+                self.deadline_mono_ns = self.grant_sent_ns + ttl_ms as u64 * 1_000_000;
                 self.record(
                     ctx,
                     EtcdEvent::LeaseGranted {
                         lease: self.lease as u64,
-                        ttl_ms: (self.cfg.ttl_ns / 1_000_000) as i64,
+                        ttl_ms,
                     },
                 );
                 ctx.set_timer(KEEPALIVE, self.etcd.keepalive_ns);

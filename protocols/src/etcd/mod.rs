@@ -48,6 +48,8 @@ impl EtcdLease {
             "etcd members server-0.. (a majority must agree on every write)",
         )? as u32;
         let tokens = [("none", FencingTokens::None), ("revision", FencingTokens::Revision)];
+        // `ttl_ms` below the cluster's minimum (1.5 election timeouts, rounded up to seconds) is
+        // raised to it when the lease is granted, as etcd does.
         let client = ClientConfig::parse(k, &tokens, "retry_ms", false)?;
         let keepalive_ns = k.millis(
             "keepalive_every_ms",

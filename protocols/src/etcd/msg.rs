@@ -76,7 +76,10 @@ pub enum Answer {
     NotLeader {
         hint: Option<NodeId>,
     },
-    Granted,
+    /// The lease exists, with the TTL the cluster granted (never below its minimum).
+    Granted {
+        ttl_ms: i64,
+    },
     Revoked,
     LeaseNotFound,
     Acquired {
@@ -101,7 +104,7 @@ impl fmt::Display for Answer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Answer::NotLeader { .. } => f.write_str("not the leader"),
-            Answer::Granted => f.write_str("granted"),
+            Answer::Granted { ttl_ms } => write!(f, "granted, TTL {ttl_ms} ms"),
             Answer::Revoked => f.write_str("revoked"),
             Answer::LeaseNotFound => f.write_str("lease not found"),
             Answer::Acquired { my_rev, owner_rev, .. } => write!(f, "my key at rev {my_rev}, owner at rev {owner_rev}"),

@@ -135,6 +135,15 @@ impl EtcdServer {
         }
     }
 
+    /// etcd's shortest lease: one and a half election timeouts (counted in heartbeat ticks),
+    /// rounded up to whole seconds — 2 s by default. A shorter TTL is raised to it, so that a
+    /// lease cannot expire during a routine election.
+    fn min_ttl_ms(&self) -> i64 {
+        let ticks = self.cfg.election_ns / self.cfg.heartbeat_ns;
+        let min_ns = 3 * ticks / 2 * self.cfg.heartbeat_ns;
+        (min_ns.div_ceil(1_000_000_000) * 1000) as i64
+    }
+
     fn majority(&self) -> usize {
         self.peers.len() / 2 + 1
     }
@@ -631,12 +640,15 @@ impl EtcdServer {
     fn serve(&mut self, ctx: &mut EtcdCtx<'_>, client: NodeId, request: Request, leader: bool) -> Answer {
         match request {
             Request::LeaseGrant { lease, ttl_ms } => {
+                let ttl_ms = ttl_ms.max(self.min_ttl_ms());
                 // A retried grant finds its lease already there: that is success too.
                 if self.kv.lease_grant(lease, ttl_ms).is_ok() && leader {
                     self.deadlines.insert(lease, ctx.mono_ns() + ttl_ms as u64 * 1_000_000);
                     self.arm_lessor(ctx);
                 }
-                Answer::Granted
+                Answer::Granted {
+                    ttl_ms: self.kv.lease_ttl_ms(lease).unwrap_or(ttl_ms),
+                }
             }
             Request::LeaseRevoke { lease } => {
                 let _ = self.kv.lease_revoke(lease);
