@@ -93,6 +93,31 @@ enum Command {
         /// A trace written by `run --trace`.
         trace: PathBuf,
     },
+    /// Explore the scenario's fault space over many seeds; shrink the first finding.
+    Explore {
+        /// The scenario file (TOML); its `[explore]` section (or the protocol's defaults) is the fault space.
+        scenario: PathBuf,
+        /// How many seeds (0..N).
+        #[arg(long)]
+        seeds: u64,
+        /// Threads (default: all cores). Findings do not depend on it.
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Take every N-th seed starting at K (`K/N`), for CI matrices and batch clusters.
+        #[arg(long)]
+        shard: Option<String>,
+        /// Explore every seed instead of stopping after the first failing one.
+        #[arg(long)]
+        keep_going: bool,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Shrink the first finding and write it (a scenario file and its trace) here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The most runs shrinking may take.
+        #[arg(long, default_value_t = 500)]
+        shrink_budget: u32,
+    },
     /// List protocols, knobs, fault kinds, invariants and events.
     List,
 }
@@ -122,6 +147,25 @@ pub fn main() -> ExitCode {
         } => run(scenario, seed, trace, format, timeline, render),
         Command::Render { trace, format } => render(trace, format),
         Command::Replay { trace } => replay(trace),
+        Command::Explore {
+            scenario,
+            seeds,
+            jobs,
+            shard,
+            keep_going,
+            format,
+            out: out_dir,
+            shrink_budget,
+        } => explore(ExploreArgs {
+            scenario,
+            seeds,
+            jobs,
+            shard,
+            keep_going,
+            json: format == Format::Json,
+            out: out_dir,
+            shrink_budget,
+        }),
         Command::List => {
             out(&crate::list::render());
             OK
@@ -232,4 +276,65 @@ fn replay(path: PathBuf) -> u8 {
             FAILED
         }
     }
+}
+
+struct ExploreArgs {
+    scenario: PathBuf,
+    seeds: u64,
+    jobs: Option<usize>,
+    shard: Option<String>,
+    keep_going: bool,
+    json: bool,
+    out: Option<PathBuf>,
+    shrink_budget: u32,
+}
+
+fn explore(args: ExploreArgs) -> u8 {
+    use crate::explore::command::{
+        parse_shard, print, run_with_progress, shrink_and_write, summary_json, summary_text,
+    };
+    let bad = |message: String| {
+        eprintln!("error: {message}");
+        BAD_INPUT
+    };
+    if args.seeds == 0 {
+        return bad("--seeds must be at least 1".into());
+    }
+    let shard = match args.shard.as_deref().map(parse_shard).transpose() {
+        Ok(s) => s.unwrap_or((0, 1)),
+        Err(e) => return bad(e),
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        return bad("--jobs must be at least 1".into());
+    }
+    let loaded = match load_file(&args.scenario) {
+        Ok(l) => l,
+        Err(e) => return bad(e.to_string()),
+    };
+    let opts = crate::explore::Options {
+        seeds: args.seeds,
+        jobs,
+        shard,
+        keep_going: args.keep_going,
+    };
+    let (summary, took) = run_with_progress(&loaded, &opts);
+    let written = match &args.out {
+        Some(dir) => match shrink_and_write(&loaded, &summary, dir, args.shrink_budget) {
+            Ok(w) => w,
+            Err(e) => return bad(e),
+        },
+        None => None,
+    };
+    if args.json {
+        print(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&summary_json(&summary, written.as_ref())).expect("json")
+        ));
+    } else {
+        print(&summary_text(&loaded, &opts, &summary, took, written.as_ref()));
+    }
+    if summary.violations.is_empty() { OK } else { FAILED }
 }

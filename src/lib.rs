@@ -9,6 +9,7 @@ pub use locksim_sim as sim;
 
 mod atomic_file;
 pub mod cli;
+pub mod explore;
 pub mod list;
 pub mod load;
 pub mod render;

@@ -3,7 +3,7 @@
 //! therefore never reshuffles another: a new client knob cannot change the network's
 //! latencies.
 
-use rand_chacha::ChaCha8Rng;
+pub use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
 /// The stream named `name` of the run seeded with `seed`.

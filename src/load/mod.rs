@@ -18,6 +18,8 @@ use locksim_protocols::{Expected, Scenario};
 use locksim_sim::{FaultPlan, Invariant};
 use toml::de::DeTable;
 
+use crate::explore::FaultSpace;
+
 use toml_entries::{Lines, table_entries};
 use topology::Topology;
 
@@ -52,6 +54,8 @@ impl std::error::Error for LoadError {}
 #[derive(Clone, Debug)]
 pub struct LoadedScenario {
     pub scenario: Scenario,
+    /// The fault space `explore` uses: `[explore]` over the protocol's defaults.
+    pub space: FaultSpace,
     pub file: String,
     pub source: String,
 }
@@ -65,12 +69,22 @@ pub fn load_file(path: &Path) -> Result<LoadedScenario, LoadError> {
         key: None,
         message: format!("cannot read the scenario file: {e}"),
     })?;
-    let scenario = parse_scenario(&file, &source)?;
-    Ok(LoadedScenario { scenario, file, source })
+    let (scenario, space) = parse_with_space(&file, &source)?;
+    Ok(LoadedScenario {
+        scenario,
+        space,
+        file,
+        source,
+    })
 }
 
 /// Validates scenario text; `file` names it in errors.
 pub fn parse_scenario(file: &str, text: &str) -> Result<Scenario, LoadError> {
+    parse_with_space(file, text).map(|(s, _)| s)
+}
+
+/// Validates scenario text and its fault space.
+pub fn parse_with_space(file: &str, text: &str) -> Result<(Scenario, FaultSpace), LoadError> {
     let at = |e: KnobError| LoadError {
         file: file.to_string(),
         line: e.line,
@@ -120,7 +134,7 @@ fn array(top: &mut Knobs, key: &str, doc: &'static str) -> Result<Vec<KnobEntry>
     }
 }
 
-fn read(mut top: Knobs) -> Result<Scenario, KnobError> {
+fn read(mut top: Knobs) -> Result<(Scenario, FaultSpace), KnobError> {
     if !top.has("name") {
         return Err(top.error("name", "missing: every scenario needs a name"));
     }
@@ -202,9 +216,19 @@ fn read(mut top: Knobs) -> Result<Scenario, KnobError> {
 
     let (line, entries) = section(&mut top, "expect", "expected verdicts")?;
     let expect = read_expect(Knobs::new("expect", line, entries))?;
+
+    let (line, entries) = section(
+        &mut top,
+        "explore",
+        "the fault space `locksim explore` draws plans from",
+    )?;
+    let mut ek = Knobs::new("explore", line, entries);
+    let resolve = |k: &Knobs, key: &str, name: &str| topo.resolve(k, key, name).map(|(n, _)| n);
+    let space = FaultSpace::parse(&mut ek, &protocol, &resolve)?;
+    ek.finish()?;
     top.finish()?;
 
-    Ok(Scenario {
+    let scenario = Scenario {
         name,
         description,
         seed,
@@ -216,7 +240,8 @@ fn read(mut top: Knobs) -> Result<Scenario, KnobError> {
         faults: FaultPlan { entries: faults },
         expect,
         twins,
-    })
+    };
+    Ok((scenario, space))
 }
 
 fn read_expect(mut k: Knobs) -> Result<Vec<(Invariant, Expected)>, KnobError> {

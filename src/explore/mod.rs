@@ -1,0 +1,26 @@
+//! Property-based exploration (DESIGN: "engineers state a protocol variant and its fault
+//! space, explore thousands of seeds, get the smallest failing fault schedule back as a
+//! scenario file"): fault spaces, swarm plans derived from a seed, a deterministic parallel
+//! runner, and shrinking.
+
+pub mod command;
+pub mod plan;
+pub mod render;
+pub mod runner;
+pub mod shrink;
+pub mod space;
+pub mod swarm;
+
+pub use plan::Plan;
+pub use runner::{Options, Summary, explore};
+pub use space::{FaultKind, FaultSpace, KindLimits};
+pub use swarm::plan_for_seed;
+
+use locksim_protocols::{Scenario, run};
+use locksim_sim::{Level, Verdict};
+
+/// The verdicts of `scenario` under `plan` (which replaces the scenario's own faults) with
+/// `seed`: the entry point for a user's own property tests.
+pub fn check(scenario: &Scenario, plan: &Plan, seed: u64) -> Vec<Verdict> {
+    run(&plan.apply(scenario), seed, Level::Facts).verdicts
+}

@@ -1,0 +1,163 @@
+//! A fault plan: the fault entries of one run (the scenario's own plus those exploration
+//! added) and the clock rates it set. Plans apply to a scenario, and render back to TOML so a
+//! finding is a scenario file `locksim run` replays.
+
+use locksim_protocols::Scenario;
+use locksim_sim::{ClockSpec, FaultAction, FaultEntry, FaultPlan, Names, NodeId, Trigger};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub faults: Vec<FaultEntry>,
+    /// Clock rates set for the run (on top of the scenario's offsets).
+    pub drifts: Vec<(NodeId, i32)>,
+}
+
+impl Plan {
+    /// The scenario's own faults, as the start of every plan.
+    pub fn of(s: &Scenario) -> Self {
+        Plan {
+            faults: s.faults.entries.clone(),
+            drifts: Vec::new(),
+        }
+    }
+
+    /// How many entries: what shrinking minimises first.
+    pub fn size(&self) -> usize {
+        self.faults.len() + self.drifts.len()
+    }
+
+    /// `s` with this plan's faults and clock rates.
+    pub fn apply(&self, s: &Scenario) -> Scenario {
+        let mut out = s.clone();
+        out.faults = FaultPlan {
+            entries: self.faults.clone(),
+        };
+        for &(node, drift_ppm) in &self.drifts {
+            let spec = ClockSpec {
+                drift_ppm,
+                ..s.clock_of(node)
+            };
+            out.clocks.push((node, spec));
+        }
+        out
+    }
+}
+
+const MS: u64 = 1_000_000;
+
+fn ms(ns: u64) -> u64 {
+    ns / MS
+}
+
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialize")
+}
+
+/// One fault entry as a `[[fault]]` table.
+pub fn fault_toml(e: &FaultEntry, names: &Names) -> String {
+    let n = |id: NodeId| quote(names.of(id));
+    let mut out = String::from("[[fault]]\n");
+    let line = |out: &mut String, key: &str, value: String| out.push_str(&format!("{key} = {value}\n"));
+    let kind = match &e.action {
+        FaultAction::Pause { .. } => "pause",
+        FaultAction::Crash { .. } => "crash",
+        FaultAction::Partition { .. } => "partition",
+        FaultAction::Isolate { .. } => "isolate",
+        FaultAction::ClockJump { .. } => "clock_jump",
+        FaultAction::Delay { .. } => "delay",
+        FaultAction::Loss { duplicate: true, .. } => "duplicate",
+        FaultAction::Loss { .. } => "loss",
+        FaultAction::Failover { .. } => "failover",
+    };
+    line(&mut out, "kind", quote(kind));
+    match &e.action {
+        FaultAction::Pause { node, .. }
+        | FaultAction::Crash { node, .. }
+        | FaultAction::Isolate { node, .. }
+        | FaultAction::ClockJump { node, .. }
+        | FaultAction::Failover { node } => line(&mut out, "node", n(*node)),
+        _ => {}
+    }
+    match &e.trigger {
+        Trigger::At { at_ns } => line(&mut out, "at_ms", ms(*at_ns).to_string()),
+        Trigger::After { node, event, nth } => {
+            line(&mut out, "after", quote(&format!("{}:{event}", names.of(*node))));
+            if *nth != 1 {
+                line(&mut out, "nth", nth.to_string());
+            }
+        }
+    }
+    match &e.action {
+        FaultAction::Pause {
+            duration_ns, suspend, ..
+        } => {
+            line(&mut out, "duration_ms", ms(*duration_ns).to_string());
+            if *suspend {
+                line(&mut out, "suspend", "true".into());
+            }
+        }
+        FaultAction::Crash { restart_after_ns, .. } => {
+            if let Some(r) = restart_after_ns {
+                line(&mut out, "restart_after_ms", ms(*r).to_string());
+            }
+        }
+        FaultAction::Partition {
+            groups,
+            one_way,
+            heal_after_ns,
+        } => {
+            let groups: Vec<String> = groups
+                .iter()
+                .map(|g| format!("[{}]", g.iter().map(|x| n(*x)).collect::<Vec<_>>().join(", ")))
+                .collect();
+            line(&mut out, "groups", format!("[{}]", groups.join(", ")));
+            if *one_way {
+                line(&mut out, "one_way", "true".into());
+            }
+            if let Some(h) = heal_after_ns {
+                line(&mut out, "heal_after_ms", ms(*h).to_string());
+            }
+        }
+        FaultAction::Isolate { heal_after_ns, .. } => {
+            if let Some(h) = heal_after_ns {
+                line(&mut out, "heal_after_ms", ms(*h).to_string());
+            }
+        }
+        FaultAction::ClockJump { by_ns, .. } => line(&mut out, "by_ms", (by_ns / MS as i64).to_string()),
+        FaultAction::Delay {
+            from,
+            to,
+            window_ns,
+            extra_ns,
+        } => {
+            line(&mut out, "from", n(*from));
+            line(&mut out, "to", n(*to));
+            line(&mut out, "window_ms", ms(*window_ns).to_string());
+            line(&mut out, "extra_ms", ms(*extra_ns).to_string());
+        }
+        FaultAction::Loss {
+            from,
+            to,
+            ppm,
+            window_ns,
+            ..
+        } => {
+            if let Some(f) = from {
+                line(&mut out, "from", n(*f));
+            }
+            if let Some(t) = to {
+                line(&mut out, "to", n(*t));
+            }
+            line(
+                &mut out,
+                "probability",
+                format!("{}.{:06}", ppm / 1_000_000, ppm % 1_000_000),
+            );
+            if let Some(w) = window_ns {
+                line(&mut out, "window_ms", ms(*w).to_string());
+            }
+        }
+        FaultAction::Failover { .. } => {}
+    }
+    out
+}

@@ -1,0 +1,153 @@
+//! From a seed to a fault plan, swarm style (TigerBeetle's VOPR, "swarm testing"): the seed
+//! first picks which of the space's kinds are on for this run and how hard they hit, then the
+//! concrete entries. Rare combinations get their share of seeds instead of being drowned in an
+//! average of everything. Every draw comes from the seed's `explore` stream, and every value
+//! is a whole millisecond, so the plan renders to a scenario file exactly.
+
+use locksim_protocols::{Role, Scenario};
+use locksim_sim::rng::ChaCha8Rng;
+use locksim_sim::rng::{stream, uniform};
+use locksim_sim::{FaultAction, FaultEntry, NodeId, Trigger};
+
+use super::plan::Plan;
+use super::space::{FaultKind, FaultSpace};
+
+const MS: u64 = 1_000_000;
+
+fn pick<T: Copy>(rng: &mut ChaCha8Rng, items: &[T]) -> T {
+    items[uniform(rng, 0, items.len() as u64 - 1) as usize]
+}
+
+/// The plan of `seed`: the scenario's own faults plus up to `max_faults` drawn from `space`.
+pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
+    let mut rng = stream(seed, "explore");
+    let mut plan = Plan::of(s);
+    let enabled: Vec<FaultKind> = space.kinds.keys().copied().collect();
+    // Swarm: each kind on with probability 1/2 (at least one), each with its own intensity.
+    let mut on: Vec<(FaultKind, u64)> = enabled
+        .iter()
+        .filter(|_| uniform(&mut rng, 0, 1) == 1)
+        .map(|&k| (k, 0))
+        .collect();
+    if on.is_empty() {
+        on.push((pick(&mut rng, &enabled), 0));
+    }
+    for (kind, intensity) in &mut on {
+        // The share of the kind's maximum this run may use: a quarter, a half or all of it.
+        let max = space.kinds[kind].max;
+        *intensity = (max >> uniform(&mut rng, 0, 2)).max(1);
+    }
+    let duration_ms = s.duration_ns / MS;
+    let topology = s.protocol.topology();
+    let count = uniform(&mut rng, 1, u64::from(space.max_faults));
+    for _ in 0..count {
+        let (kind, intensity) = pick(&mut rng, &on);
+        let limits = &space.kinds[&kind];
+        let node = pick(&mut rng, &limits.nodes);
+        if kind == FaultKind::Drift {
+            let ppm = uniform(&mut rng, 1, intensity) as i32;
+            let sign = if uniform(&mut rng, 0, 1) == 0 { 1 } else { -1 };
+            plan.drifts
+                .push((node, (ppm * sign).max(locksim_sim::clock::DRIFT_PPM_MIN)));
+            continue;
+        }
+        let trigger = trigger(&mut rng, s, &topology, node, duration_ms);
+        let magnitude_ms = uniform(&mut rng, 1, intensity);
+        let action = match kind {
+            FaultKind::Pause | FaultKind::Suspend => FaultAction::Pause {
+                node,
+                duration_ns: magnitude_ms * MS,
+                suspend: kind == FaultKind::Suspend,
+            },
+            FaultKind::Crash => FaultAction::Crash {
+                node,
+                restart_after_ns: Some(uniform(&mut rng, 0, intensity) * MS),
+            },
+            FaultKind::Partition => {
+                // Cut the chosen node, with a random share of the others, from the rest.
+                let mut side = vec![node];
+                let mut rest = Vec::new();
+                for i in 0..topology.len() as u32 {
+                    let other = NodeId(i);
+                    if other == node {
+                        continue;
+                    }
+                    if uniform(&mut rng, 0, 3) == 0 {
+                        side.push(other)
+                    } else {
+                        rest.push(other)
+                    }
+                }
+                if rest.is_empty() {
+                    rest.push(side.pop().expect("two nodes at least"));
+                }
+                FaultAction::Partition {
+                    groups: vec![side, rest],
+                    one_way: uniform(&mut rng, 0, 4) == 0,
+                    heal_after_ns: Some(magnitude_ms * MS),
+                }
+            }
+            FaultKind::ClockJump => {
+                let sign = if uniform(&mut rng, 0, 1) == 0 { 1 } else { -1 };
+                FaultAction::ClockJump {
+                    node,
+                    by_ns: sign * (magnitude_ms * MS) as i64,
+                }
+            }
+            FaultKind::Delay => {
+                let to = pick(
+                    &mut rng,
+                    &(0..topology.len() as u32)
+                        .map(NodeId)
+                        .filter(|n| *n != node)
+                        .collect::<Vec<_>>(),
+                );
+                FaultAction::Delay {
+                    from: node,
+                    to,
+                    window_ns: uniform(&mut rng, 1, 2_000) * MS,
+                    extra_ns: magnitude_ms * MS,
+                }
+            }
+            FaultKind::Loss => FaultAction::Loss {
+                from: Some(node),
+                to: None,
+                ppm: uniform(&mut rng, 1, intensity.min(1_000_000)) as u32,
+                window_ns: Some(uniform(&mut rng, 1, 10_000) * MS),
+                duplicate: false,
+            },
+            FaultKind::Failover => FaultAction::Failover { node },
+            FaultKind::Drift => unreachable!("drift is a clock rate, handled above"),
+        };
+        plan.faults.push(FaultEntry { trigger, action });
+    }
+    plan
+}
+
+/// Half the entries fire at a true time, half right after an event of the struck node (or, for
+/// a node that records none, of a client) — the VOPR's trick for hitting narrow windows such
+/// as "between SETNX and EXPIRE".
+fn trigger(rng: &mut ChaCha8Rng, s: &Scenario, topology: &[(String, Role)], node: NodeId, duration_ms: u64) -> Trigger {
+    if uniform(rng, 0, 1) == 0 {
+        return Trigger::At {
+            at_ns: uniform(rng, 0, duration_ms * 3 / 4) * MS,
+        };
+    }
+    let mut watched = node;
+    let mut events = s.protocol.events(topology[node.index()].1);
+    if events.is_empty() {
+        let clients: Vec<NodeId> = topology
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, r))| *r == Role::Client)
+            .map(|(i, _)| NodeId(i as u32))
+            .collect();
+        watched = pick(rng, &clients);
+        events = s.protocol.events(Role::Client);
+    }
+    Trigger::After {
+        node: watched,
+        event: pick(rng, events).to_string(),
+        nth: uniform(rng, 1, 3) as u32,
+    }
+}
