@@ -4,26 +4,32 @@
 //!
 //! ```text
 //! cargo build --release --example bench_workload
-//! valgrind --tool=cachegrind --cache-sim=no target/release/examples/bench_workload gc-pause 200 facts
+//! valgrind --tool=cachegrind --cache-sim=no target/release/examples/bench_workload gc-pause 201 facts
+//! valgrind --tool=cachegrind --cache-sim=no target/release/examples/bench_workload gc-pause 1 facts
 //! ```
 //!
-//! Args: `<gc-pause|no-fault> <seeds> [facts|full]`. Seeds run `0..seeds`; with 0 seeds it only
-//! loads the scenario, which measures the fixed start-up cost. The mode is the recording level
-//! `locksim::protocols::run` gets.
+//! Instructions per event = (I refs of N seeds - I refs of 1 seed) / (events of N - events of
+//! 1): the difference removes start-up (loading the scenario, the dynamic loader, ...).
+//!
+//! Args: `<workload> <seeds> [facts|full]`, the workload one of `gc-pause`, `no-fault`,
+//! `redlock-swarm`, `redlock-faults`, `snowflake` (see `benches/workloads/mod.rs`). Seeds run
+//! `0..seeds`; with 0 seeds it only loads the scenario. The mode is the recording level
+//! `locksim::protocols::run` gets (`facts`: what exploration runs; `full`: what `locksim run`
+//! runs, with the erased trace).
 
-use std::path::Path;
+// Shared with the bench, which uses the parts this example does not.
+#[allow(dead_code)]
+#[path = "../benches/workloads/mod.rs"]
+mod workloads;
 
-use locksim::protocols::run;
 use locksim::sim::{Level, Stats};
 
+use workloads::Workload;
+
 fn main() {
-    let usage = "usage: bench_workload <gc-pause|no-fault> <seeds> [facts|full]";
+    let usage = "usage: bench_workload <gc-pause|no-fault|redlock-swarm|redlock-faults|snowflake> <seeds> [facts|full]";
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let file = match args.first().map(String::as_str) {
-        Some("gc-pause") => "scenarios/single-redis/kleppmann-gc-pause-fenced.toml",
-        Some("no-fault") => "scenarios/single-redis/no-faults.toml",
-        _ => panic!("{usage}"),
-    };
+    let workload = Workload::load(args.first().map_or("", String::as_str)).unwrap_or_else(|e| panic!("{e}\n{usage}"));
     let seeds: u64 = args.get(1).and_then(|s| s.parse().ok()).expect(usage);
     let mode = args.get(2).map_or("facts", String::as_str);
     let level = match mode {
@@ -31,20 +37,14 @@ fn main() {
         "full" => Level::Full,
         _ => panic!("{usage}"),
     };
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
-    let s = locksim::load::load_file(&path)
-        .expect("catalogue scenario loads")
-        .scenario;
 
     let (mut total, mut sim_ns) = (Stats::default(), 0);
     for seed in 0..seeds {
-        let o = run(&s, seed, level);
-        let (stats, end_ns) = (o.stats, o.end_ns);
-        std::hint::black_box(o.verdicts);
-        total.sent += stats.sent;
-        total.delivered += stats.delivered;
-        total.timers += stats.timers;
-        sim_ns += end_ns;
+        let r = workload.run_seed(seed, level);
+        total.sent += r.stats.sent;
+        total.delivered += r.stats.delivered;
+        total.timers += r.stats.timers;
+        sim_ns += r.sim_ns;
     }
     println!(
         "{} seeds={seeds} mode={mode} events={} (sent={} delivered={} timers={}) events/seed={:.1} sim_s={:.0}",

@@ -117,6 +117,24 @@ enum Command {
         /// The most runs shrinking may take.
         #[arg(long, default_value_t = 500)]
         shrink_budget: u32,
+        /// Hunt one invariant: only its violations count (stop, shrink) as findings.
+        #[arg(long)]
+        invariant: Option<String>,
+    },
+    /// Write the matrix of catalogue configuration x fault kind (Markdown and JSON).
+    Report {
+        /// Where to write matrix.md and matrix.json.
+        #[arg(long)]
+        out: PathBuf,
+        /// The bug catalogue to tabulate.
+        #[arg(long, default_value = "tests/bug_catalogue")]
+        catalogue: PathBuf,
+        /// Seeds per cell (the committed report uses the CI budget).
+        #[arg(long, default_value_t = crate::matrix::CI_BUDGET.seeds)]
+        seeds: u64,
+        /// Shrinking runs per finding.
+        #[arg(long, default_value_t = crate::matrix::CI_BUDGET.shrink_runs)]
+        shrink_budget: u32,
     },
     /// List protocols, knobs, fault kinds, invariants and events.
     List,
@@ -156,6 +174,7 @@ pub fn main() -> ExitCode {
             format,
             out: out_dir,
             shrink_budget,
+            invariant,
         } => explore(ExploreArgs {
             scenario,
             seeds,
@@ -165,7 +184,14 @@ pub fn main() -> ExitCode {
             json: format == Format::Json,
             out: out_dir,
             shrink_budget,
+            invariant,
         }),
+        Command::Report {
+            out: dir,
+            catalogue,
+            seeds,
+            shrink_budget,
+        } => report(dir, catalogue, seeds, shrink_budget),
         Command::List => {
             out(&crate::list::render());
             OK
@@ -287,6 +313,7 @@ struct ExploreArgs {
     json: bool,
     out: Option<PathBuf>,
     shrink_budget: u32,
+    invariant: Option<String>,
 }
 
 fn explore(args: ExploreArgs) -> u8 {
@@ -310,19 +337,67 @@ fn explore(args: ExploreArgs) -> u8 {
     if jobs == 0 {
         return bad("--jobs must be at least 1".into());
     }
+    let target = match args.invariant.as_deref().map(|id| {
+        locksim_sim::Invariant::from_id(id).ok_or_else(|| {
+            let ids: Vec<&str> = locksim_sim::Invariant::ALL.iter().map(|i| i.id()).collect();
+            format!(
+                "--invariant {id}: unknown invariant; known invariants: {}",
+                ids.join(", ")
+            )
+        })
+    }) {
+        Some(Err(e)) => return bad(e),
+        Some(Ok(i)) => Some(i),
+        None => None,
+    };
     let loaded = match load_file(&args.scenario) {
         Ok(l) => l,
         Err(e) => return bad(e.to_string()),
     };
-    let opts = crate::explore::Options {
+    if let Some(t) = target {
+        let judged = crate::explore::runner::judged_by(&loaded.scenario);
+        if !judged.contains(&t) {
+            let ids: Vec<&str> = judged.iter().map(|i| i.id()).collect();
+            return bad(format!(
+                "--invariant {}: {} ({}) never judges it, so no seed could violate it; it judges {}",
+                t.id(),
+                loaded.file,
+                loaded.scenario.protocol.kind(),
+                ids.join(", ")
+            ));
+        }
+    }
+    let mut opts = crate::explore::Options {
         seeds: args.seeds,
         jobs,
         shard,
         keep_going: args.keep_going,
+        target,
     };
+    let seeds_in_shard = crate::explore::runner::shard_len(&opts);
+    if seeds_in_shard == 0 {
+        let (k, n) = shard;
+        return bad(format!(
+            "--shard {k}/{n}: shard {k}/{n} of {} seeds is empty (it takes seeds {k}, {}, ..., and --seeds {} explores 0..{})",
+            args.seeds,
+            k.saturating_add(n),
+            args.seeds,
+            args.seeds
+        ));
+    }
+    // More threads than seeds would only idle.
+    opts.jobs = opts.jobs.min(usize::try_from(seeds_in_shard).unwrap_or(usize::MAX));
     let (summary, took) = run_with_progress(&loaded, &opts);
+    if let Some(t) = target.filter(|t| !summary.judged.contains(t)) {
+        return bad(format!(
+            "--invariant {}: not applicable in any of the {} seeds explored ({} gives it nothing to judge), so nothing was hunted",
+            t.id(),
+            summary.explored,
+            loaded.file
+        ));
+    }
     let written = match &args.out {
-        Some(dir) => match shrink_and_write(&loaded, &summary, dir, args.shrink_budget) {
+        Some(dir) => match shrink_and_write(&loaded, &summary, target, dir, args.shrink_budget) {
             Ok(w) => w,
             Err(e) => return bad(e),
         },
@@ -331,10 +406,47 @@ fn explore(args: ExploreArgs) -> u8 {
     if args.json {
         print(&format!(
             "{}\n",
-            serde_json::to_string_pretty(&summary_json(&summary, written.as_ref())).expect("json")
+            serde_json::to_string_pretty(&summary_json(&loaded, &opts, &summary, written.as_ref())).expect("json")
         ));
     } else {
         print(&summary_text(&loaded, &opts, &summary, took, written.as_ref()));
     }
-    if summary.violations.is_empty() { OK } else { FAILED }
+    let found = match target {
+        Some(t) => summary.violations.contains_key(&t),
+        None => !summary.violations.is_empty(),
+    };
+    if found { FAILED } else { OK }
+}
+
+fn report(dir: PathBuf, catalogue: PathBuf, seeds: u64, shrink_runs: u32) -> u8 {
+    if seeds == 0 {
+        eprintln!("error: --seeds must be at least 1");
+        return BAD_INPUT;
+    }
+    let entries = match crate::bugs::load(&catalogue) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return BAD_INPUT;
+        }
+    };
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let matrix = crate::matrix::build(&entries, crate::matrix::Budget { seeds, shrink_runs }, jobs);
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("error: {}: cannot create the report folder: {e}", dir.display());
+        return BAD_INPUT;
+    }
+    let json = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&crate::matrix::json(&matrix)).expect("json")
+    );
+    for (name, text) in [("matrix.md", crate::matrix::markdown(&matrix)), ("matrix.json", json)] {
+        let path = dir.join(name);
+        if let Err(e) = crate::atomic_file::write(&path, text.as_bytes()) {
+            eprintln!("error: {}: cannot write: {e}", path.display());
+            return BAD_INPUT;
+        }
+        out(&format!("wrote {}\n", path.display()));
+    }
+    OK
 }

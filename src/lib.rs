@@ -2,16 +2,28 @@
 //!
 //! The umbrella library re-exports the engine ([`sim`]) and the protocol models
 //! ([`protocols`]) and adds what the `locksim` binary needs: scenario loading, run reports,
-//! timelines, views (lanes, Mermaid) and trace files.
+//! timelines, views (lanes, Mermaid) and trace files — and, for a user's own property tests,
+//! proptest strategies for fault plans ([`plans`]) and a run-and-judge entry point ([`check`]).
 
 pub use locksim_protocols as protocols;
 pub use locksim_sim as sim;
+/// The proptest this library's strategies are built with, so a user's tests use the same one.
+pub use proptest;
+
+// The library API for a user's own property tests (README: "Using locksim from your own
+// tests"): plan strategies, the shape and fault space they draw from, and the run-and-judge
+// entry point.
+pub use explore::{FaultKind, FaultSpace, KindLimits, Plan, PlanShape, ShapeNode, check, plans, violation};
+pub use locksim_protocols::{Role, Scenario};
+pub use locksim_sim::{Invariant, Status, Verdict, Violation};
 
 mod atomic_file;
+pub mod bugs;
 pub mod cli;
 pub mod explore;
 pub mod list;
 pub mod load;
+pub mod matrix;
 pub mod render;
 pub mod report;
 pub mod timeline;

@@ -21,9 +21,7 @@ duration_ms = 15000
 "#;
 
 fn write(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("locksim-bad-input-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+    let path = common::scratch_dir("bad-input").join(name);
     std::fs::write(&path, text).unwrap();
     path
 }

@@ -17,9 +17,7 @@ fn trace_lines(rel: &str, seed: u64) -> Vec<String> {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("locksim-determinism-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::scratch_dir("determinism").join(name)
 }
 
 #[test]

@@ -196,8 +196,7 @@ fn every_catalogue_diagram_parses_with_mermaids_own_parser() {
     );
 
     let root = common::root();
-    let out = std::env::temp_dir().join(format!("locksim-mermaid-parse-{}", std::process::id()));
-    std::fs::create_dir_all(&out).unwrap();
+    let out = common::scratch_dir("mermaid-parse");
     let mut diagrams = Vec::new();
     for path in common::catalogue() {
         let rel = path.strip_prefix(&root).unwrap();

@@ -251,9 +251,7 @@ fn acquisitions_are_notes() {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("locksim-render-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch_dir(&format!("render-{name}"))
 }
 
 fn path_str(p: &Path) -> &str {

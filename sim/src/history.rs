@@ -7,8 +7,10 @@ use crate::clock::ClockTrack;
 use crate::ids::{Names, NodeId};
 
 /// How much of the run is written down. `Facts` keeps observations and faults (all that
-/// checkers read) and skips per-message entries: exploration runs thousands of seeds and only
-/// wants verdicts. Counters in [`Stats`] are kept either way.
+/// checkers read) and skips per-message entries, node starts and timer firings: exploration
+/// runs thousands of seeds and only wants verdicts. Counters in [`Stats`] are kept either way.
+/// Event indices (a [`crate::Violation`]'s `event`) therefore refer to the history of the level
+/// that was run; a trace is always `Full`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Level {
     Full,

@@ -44,14 +44,42 @@ struct Slot<N: Node> {
     started: bool,
     /// Bumped by each crash: messages sent to an earlier incarnation are reset.
     incarnation: u32,
-    /// Per timer tag: the generation of the live timer; older ones are stale.
-    timer_generation: Vec<u32>,
+    /// Per timer tag.
+    timers: Vec<TimerState>,
     /// Deliveries and timers that came due while paused, in order.
     pending: Vec<Due<N::Msg>>,
     /// The rest of the step in which a pause struck, run on resume.
     held: Vec<Effect<N::Msg, N::Obs>>,
     clock: ClockTrack,
     rng: ChaCha8Rng,
+}
+
+/// One timer tag of one node.
+///
+/// A timer that is cancelled or replaced before it fires is common (a request timeout, once
+/// the reply is in), and a queue entry cannot be taken out of the heap cheaply. So the queue
+/// holds at most one entry per tag that counts, `entry`, and setting a timer due no earlier
+/// than that entry pushes nothing: when the entry comes due it finds the timer live later,
+/// and re-queues it then, with the `seq` drawn when it was set, so it runs exactly where it
+/// would have run had it been queued at once. Only a timer due *earlier* than the entry is
+/// pushed; the old entry is then an orphan, dropped when it comes due.
+#[derive(Copy, Clone, Debug, Default)]
+struct TimerState {
+    /// Bumped by each set, cancel and crash: a `Due::Timer` of an older generation is stale
+    /// (one taken from the queue while the node was paused, say, and replaced meanwhile).
+    generation: u32,
+    /// The timer set and not yet taken from the queue (fired, or put aside by a pause).
+    live: Option<Armed>,
+    /// The queue entry that counts for this tag: its ticket (`seq`) and due time.
+    entry: Option<(u64, u64)>,
+}
+
+/// A live timer's place in the queue order and its monotonic deadline.
+#[derive(Copy, Clone, Debug)]
+struct Armed {
+    at_ns: u64,
+    seq: u64,
+    target_mono_ns: u64,
 }
 
 /// What a node step reacts to.
@@ -105,7 +133,7 @@ impl<N: Node> World<N> {
                 life: Life::Running,
                 started: false,
                 incarnation: 0,
-                timer_generation: Vec::new(),
+                timers: Vec::new(),
                 pending: Vec::new(),
                 held: Vec::new(),
                 clock: ClockTrack::new(n.clock),
@@ -123,7 +151,12 @@ impl<N: Node> World<N> {
             loss_rng: stream(cfg.seed, "loss"),
             plan: cfg.faults,
             watches: Vec::new(),
-            events: Vec::with_capacity(1024),
+            // Room for a minute of a small lock world's facts. Growing from a smaller start
+            // (1024 -> 2048 entries of ~112 bytes) made glibc hand the grown buffer back to the
+            // kernel at the end of every run, and each run then page-faulted it in again: ~14
+            // faults and ~20 % of the wall time of a no-fault seed, and page faults contend
+            // between threads. Untouched capacity costs nothing (the pages are never faulted).
+            events: Vec::with_capacity(2048),
             stats: Stats::default(),
             next_msg_id: 0,
             out: Vec::new(),
@@ -154,6 +187,11 @@ impl<N: Node> World<N> {
         while let Some((t_ns, due)) = self.queue.pop_until(self.end_ns) {
             debug_assert!(t_ns >= self.now_ns, "time went backwards");
             self.now_ns = t_ns;
+            if let Due::Timer { node, tag, ticket, .. } = due
+                && !self.timer_entry_due(node, tag, ticket)
+            {
+                continue;
+            }
             self.dispatch(due);
         }
         History {
@@ -175,7 +213,9 @@ impl<N: Node> World<N> {
                     Life::Paused { .. } => slot.pending.push(due),
                     Life::Running => {
                         slot.started = true;
-                        self.push_event(node, What::Start);
+                        if self.level == Level::Full {
+                            self.push_event(node, What::Start);
+                        }
                         self.step(node, Input::Start);
                     }
                 }
@@ -225,9 +265,10 @@ impl<N: Node> World<N> {
                 tag,
                 generation,
                 target_mono_ns,
+                ..
             } => {
                 let slot = &mut self.slots[node.index()];
-                if slot.timer_generation[tag as usize] != generation || slot.life == Life::Crashed {
+                if slot.timers[tag as usize].generation != generation || slot.life == Life::Crashed {
                     return;
                 }
                 if let Life::Paused { .. } = slot.life {
@@ -236,10 +277,12 @@ impl<N: Node> World<N> {
                     // A suspension stopped the monotonic clock after the timer was set.
                     let at_ns = slot.clock.true_time_of_mono(target_mono_ns);
                     debug_assert!(at_ns > self.now_ns, "a timer re-armed for the same instant would loop");
-                    self.queue.push(at_ns, due);
+                    self.arm(node, tag, at_ns, target_mono_ns);
                 } else {
                     self.stats.timers += 1;
-                    self.push_event(node, What::Timer { tag });
+                    if self.level == Level::Full {
+                        self.push_event(node, What::Timer { tag });
+                    }
                     self.step(node, Input::Timer(tag));
                 }
             }
@@ -316,7 +359,9 @@ impl<N: Node> World<N> {
                 Effect::Send { to, msg } => self.send(node, to, msg),
                 Effect::SetTimer { tag, after_ns } => self.set_timer(node, tag, after_ns),
                 Effect::CancelTimer { tag } => {
-                    self.bump_timer(node, tag);
+                    let timer = self.timer(node, tag);
+                    timer.generation += 1;
+                    timer.live = None;
                 }
                 Effect::Record(obs) => self.observe(node, obs),
             }
@@ -378,30 +423,85 @@ impl<N: Node> World<N> {
         }
     }
 
-    fn bump_timer(&mut self, node: NodeId, tag: TimerTag) -> u32 {
-        let generations = &mut self.slots[node.index()].timer_generation;
+    /// The state of `node`'s timer `tag` (the table grows to the tags a node uses).
+    fn timer(&mut self, node: NodeId, tag: TimerTag) -> &mut TimerState {
+        let timers = &mut self.slots[node.index()].timers;
         let i = tag as usize;
-        if generations.len() <= i {
-            generations.resize(i + 1, 0);
+        if timers.len() <= i {
+            timers.resize(i + 1, TimerState::default());
         }
-        generations[i] += 1;
-        generations[i]
+        &mut timers[i]
     }
 
     fn set_timer(&mut self, node: NodeId, tag: TimerTag, after_ns: u64) {
-        let generation = self.bump_timer(node, tag);
+        self.timer(node, tag).generation += 1;
         let clock = &self.slots[node.index()].clock;
         let target_mono_ns = clock.mono_at(self.now_ns) + after_ns;
         let at_ns = clock.true_time_of_mono(target_mono_ns).max(self.now_ns);
-        self.queue.push(
+        self.arm(node, tag, at_ns, target_mono_ns);
+    }
+
+    /// Makes the timer of the current generation live, due at `at_ns`. It takes its place in
+    /// the queue order now; it enters the queue now only if no entry of its tag comes due
+    /// first (see [`TimerState`]).
+    fn arm(&mut self, node: NodeId, tag: TimerTag, at_ns: u64, target_mono_ns: u64) {
+        let seq = self.queue.next_seq();
+        let timer = self.timer(node, tag);
+        timer.live = Some(Armed {
             at_ns,
-            Due::Timer {
-                node,
-                tag,
-                generation,
-                target_mono_ns,
-            },
-        );
+            seq,
+            target_mono_ns,
+        });
+        if timer.entry.is_some_and(|(_, entry_ns)| entry_ns <= at_ns) {
+            return;
+        }
+        timer.entry = Some((seq, at_ns));
+        let generation = timer.generation;
+        self.enqueue_timer(node, tag, generation, at_ns, seq, target_mono_ns);
+    }
+
+    fn enqueue_timer(
+        &mut self,
+        node: NodeId,
+        tag: TimerTag,
+        generation: u32,
+        at_ns: u64,
+        seq: u64,
+        target_mono_ns: u64,
+    ) {
+        let due = Due::Timer {
+            node,
+            tag,
+            generation,
+            target_mono_ns,
+            ticket: seq,
+        };
+        self.queue.push_with_seq(at_ns, seq, due);
+    }
+
+    /// A timer entry came due: whether it is the live timer, to dispatch. Otherwise it is an
+    /// orphan, or its timer was cancelled (dropped), or its timer was set again for later
+    /// (queued now, in its own place).
+    fn timer_entry_due(&mut self, node: NodeId, tag: TimerTag, ticket: u64) -> bool {
+        let timer = &mut self.slots[node.index()].timers[tag as usize];
+        if timer.entry.is_none_or(|(t, _)| t != ticket) {
+            return false;
+        }
+        timer.entry = None;
+        match timer.live {
+            Some(live) if live.seq == ticket => {
+                timer.live = None;
+                true
+            }
+            Some(live) => {
+                debug_assert!(live.seq > ticket && live.at_ns >= self.now_ns);
+                timer.entry = Some((live.seq, live.at_ns));
+                let generation = timer.generation;
+                self.enqueue_timer(node, tag, generation, live.at_ns, live.seq, live.target_mono_ns);
+                false
+            }
+            None => false,
+        }
     }
 
     fn observe(&mut self, node: NodeId, obs: N::Obs) {
@@ -593,8 +693,9 @@ impl<N: Node> World<N> {
         slot.clock.end_suspension(now_ns);
         slot.incarnation += 1;
         slot.held.clear();
-        for generation in &mut slot.timer_generation {
-            *generation += 1;
+        for timer in &mut slot.timers {
+            timer.generation += 1;
+            timer.live = None;
         }
         for due in std::mem::take(&mut slot.pending) {
             if let Due::Deliver {

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use locksim_protocols::run;
+use locksim_sim::{Level, NodeId, Status};
 use serde_json::{Map, Value, json};
 
-use super::plan::Plan;
 use super::render::Overrides;
-use super::runner::{Options, Progress, Summary, explore, shard_seeds};
+use super::runner::{Options, Progress, Summary, explore, shard_len};
 use super::shrink::{Candidate, Finding, shrink};
 use super::swarm::plan_for_seed;
 use crate::load::{LoadedScenario, parse_scenario};
@@ -19,6 +20,9 @@ use crate::report::RunReport;
 /// A written minimal counterexample.
 pub struct Written {
     pub path: PathBuf,
+    pub trace: PathBuf,
+    pub invariant: locksim_sim::Invariant,
+    pub seed: u64,
     pub entries: usize,
     pub entries_before: usize,
     pub runs: u32,
@@ -41,7 +45,7 @@ pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
 /// Runs the exploration with a progress display on stderr.
 pub fn run_with_progress(loaded: &LoadedScenario, opts: &Options) -> (Summary, Duration) {
     let progress = Progress::default();
-    let total = shard_seeds(opts).len() as u64;
+    let total = shard_len(opts);
     let started = Instant::now();
     let terminal = std::io::stderr().is_terminal();
     let summary = std::thread::scope(|scope| {
@@ -68,15 +72,80 @@ pub fn run_with_progress(loaded: &LoadedScenario, opts: &Options) -> (Summary, D
     (summary, started.elapsed())
 }
 
-/// Shrinks the first finding and writes it (and its trace) into `out`.
+/// Checks `text`, the rendering of `candidate` on the finding's base, before anything is
+/// shrunk or written: it loads, it has the base's configuration (protocol, resource, network,
+/// duration) when the candidate overrides nothing, its faults and clocks are the plan's, and
+/// with the finding's seed it violates the finding's invariant. Returns the loaded scenario.
+pub fn check_rendered(
+    finding: &Finding<'_>,
+    candidate: &Candidate,
+    text: &str,
+    what: &str,
+) -> Result<locksim_protocols::Scenario, String> {
+    let (base, seed, invariant) = (finding.base, finding.seed, finding.invariant);
+    let bug = "this is a bug in locksim explore; nothing was written";
+    let scenario = parse_scenario(what, text)
+        .map_err(|e| format!("the counterexample of seed {seed} does not load ({e}); {bug}"))?;
+    let expected = candidate.plan.apply(base);
+    let mut differs: Vec<&str> = Vec::new();
+    if candidate.overrides == Overrides::default() {
+        let same = [
+            ("protocol", scenario.protocol == base.protocol),
+            ("resource", scenario.resource == base.resource),
+            ("network", scenario.network == base.network),
+            ("duration", scenario.duration_ns == base.duration_ns),
+            ("faults", scenario.faults == expected.faults),
+        ];
+        differs.extend(same.iter().filter(|(_, same)| !same).map(|(name, _)| *name));
+        let nodes = base.protocol.topology().len() as u32;
+        if (0..nodes).any(|n| scenario.clock_of(NodeId(n)) != expected.clock_of(NodeId(n))) {
+            differs.push("clocks");
+        }
+    }
+    if scenario.seed != seed {
+        differs.push("seed");
+    }
+    if !differs.is_empty() {
+        return Err(format!(
+            "the counterexample of seed {seed}, written as a scenario file, has another {} than {} under the plan; {bug}",
+            differs.join(", "),
+            base.name
+        ));
+    }
+    let violated = run(&scenario, seed, Level::Facts)
+        .verdicts
+        .iter()
+        .any(|v| v.invariant == invariant && matches!(v.status, Status::Violated(_)));
+    if !violated {
+        return Err(format!(
+            "seed {seed} violates {} in {}, but its plan written as a scenario file does not; {bug}",
+            invariant.id(),
+            base.name
+        ));
+    }
+    Ok(scenario)
+}
+
+/// Shrinks the first finding (for `target`, when given) and writes it, with its trace, into
+/// `out` — only if the written file, replayed as `locksim run` would, violates the invariant.
 pub fn shrink_and_write(
     loaded: &LoadedScenario,
     summary: &Summary,
+    target: Option<locksim_sim::Invariant>,
     out: &Path,
     budget: u32,
 ) -> Result<Option<Written>, String> {
     let Some(first) = &summary.first else { return Ok(None) };
-    let invariant = first.violated[0];
+    let invariant = target
+        .filter(|t| first.violated.contains(t))
+        .unwrap_or(first.violated[0]);
+    if i64::try_from(first.seed).is_err() {
+        return Err(format!(
+            "seed {} cannot be written in a scenario file (TOML integers stop at {}); explore fewer seeds to shrink",
+            first.seed,
+            i64::MAX
+        ));
+    }
     let names = locksim_sim::Names::new(
         loaded
             .scenario
@@ -93,16 +162,18 @@ pub fn shrink_and_write(
         seed: first.seed,
         invariant,
     };
-    let start: Plan = plan_for_seed(&loaded.scenario, &loaded.space, first.seed);
-    let entries_before = start.size();
-    let shrunk = shrink(
+    let start = Candidate {
+        plan: plan_for_seed(&loaded.scenario, &loaded.space, first.seed),
+        overrides: Overrides::default(),
+    };
+    let entries_before = start.plan.size();
+    check_rendered(
         &finding,
-        Candidate {
-            plan: start,
-            overrides: Overrides::default(),
-        },
-        budget,
-    );
+        &start,
+        &finding.text(&start, "", &loaded.scenario.name),
+        "(the counterexample before shrinking)",
+    )?;
+    let shrunk = shrink(&finding, start, budget);
     let stem = format!(
         "{}-seed{}-{}",
         loaded.scenario.name,
@@ -123,8 +194,9 @@ pub fn shrink_and_write(
         loaded.file
     );
     let text = finding.text(&shrunk.candidate, &header, &stem);
-    let scenario = parse_scenario(&path.display().to_string(), &text)
-        .map_err(|e| format!("the shrunk scenario does not load: {e}"))?;
+    let scenario = parse_scenario(&path.display().to_string(), &text).map_err(|e| {
+        format!("the shrunk scenario does not load ({e}); this is a bug in locksim explore; nothing was written")
+    })?;
     let replay = LoadedScenario {
         space: loaded.space.clone(),
         scenario,
@@ -132,28 +204,65 @@ pub fn shrink_and_write(
         source: text.clone(),
     };
     let report = RunReport::run(&replay, None);
+    if !matches!(report.status(invariant), Some(Status::Violated(_))) {
+        return Err(format!(
+            "the shrunk scenario does not violate {} when replayed, so it was not written to {}; this is a bug in locksim explore",
+            invariant.id(),
+            path.display()
+        ));
+    }
     let trace_path = out.join(format!("{stem}.trace.json"));
     crate::atomic_file::write(&path, text.as_bytes()).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     crate::atomic_file::write(&trace_path, crate::trace_file::trace_text(&report).as_bytes())
         .map_err(|e| format!("{}: cannot write: {e}", trace_path.display()))?;
     Ok(Some(Written {
         path,
+        trace: trace_path,
+        invariant,
+        seed: first.seed,
         entries: shrunk.candidate.plan.size(),
         entries_before,
         runs: shrunk.runs,
     }))
 }
 
-pub fn summary_json(summary: &Summary, shrunk: Option<&Written>) -> Value {
+/// The summary as JSON: `seeds`, `violations` and `shrunk` (the written scenario's path) as
+/// DESIGN's issue fixed them, then what the seeds determine besides (no rates, no thread
+/// count), so two runs of the same exploration print the same document.
+pub fn summary_json(loaded: &LoadedScenario, opts: &Options, summary: &Summary, shrunk: Option<&Written>) -> Value {
     let violations: Map<String, Value> = summary
         .violations
         .iter()
         .map(|(i, (count, first))| (i.id().to_string(), json!({"count": count, "first_seed": first})))
         .collect();
+    let never: Vec<&str> = summary
+        .judged
+        .iter()
+        .filter(|i| !summary.violations.contains_key(i))
+        .map(|i| i.id())
+        .collect();
+    let space: Vec<&str> = loaded.space.kinds.keys().map(|k| k.name()).collect();
     json!({
+        "scenario": loaded.scenario.name,
+        "file": loaded.file,
+        "fault_space": {"kinds": space, "max_faults": loaded.space.max_faults},
+        "seeds_requested": opts.seeds,
+        "shard": format!("{}/{}", opts.shard.0, opts.shard.1),
+        "keep_going": opts.keep_going,
+        "hunting": opts.target.map(|t| t.id()),
         "seeds": summary.explored,
+        "first_failing_seed": summary.first.as_ref().map(|f| f.seed),
         "violations": violations,
+        "never_violated": never,
         "shrunk": shrunk.map(|w| w.path.display().to_string()),
+        "minimal": shrunk.map(|w| json!({
+            "trace": w.trace.display().to_string(),
+            "seed": w.seed,
+            "invariant": w.invariant.id(),
+            "entries": w.entries,
+            "entries_before": w.entries_before,
+            "runs": w.runs,
+        })),
     })
 }
 
@@ -198,7 +307,8 @@ pub fn summary_text(
         .collect();
     if summary.violations.is_empty() {
         out.push_str("  no violation found\n");
-    } else if !opts.keep_going {
+    }
+    if summary.explored < shard_len(opts) {
         out.push_str("  (stopped after the first failing seed; --keep-going explores them all)\n");
     }
     if !held.is_empty() {
@@ -227,4 +337,76 @@ pub fn summary_text(
 pub fn print(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use locksim_sim::Invariant;
+
+    const FENCED: &str = include_str!("../../scenarios/single-redis/kleppmann-gc-pause-fenced.toml");
+    const UNFENCED: &str = include_str!("../../scenarios/single-redis/kleppmann-gc-pause.toml");
+
+    fn names(s: &locksim_protocols::Scenario) -> locksim_sim::Names {
+        locksim_sim::Names::new(s.protocol.topology().into_iter().map(|(n, _)| n).collect())
+    }
+
+    /// A `stale_write` finding at the base's seed, rendered from `source`.
+    fn stale_write_finding<'a>(
+        base: &'a locksim_protocols::Scenario,
+        source: &'a str,
+        names: &'a locksim_sim::Names,
+    ) -> Finding<'a> {
+        Finding {
+            base,
+            source,
+            names,
+            seed: base.seed,
+            invariant: Invariant::StaleWrite,
+        }
+    }
+
+    fn as_is(s: &locksim_protocols::Scenario) -> Candidate {
+        Candidate {
+            plan: crate::explore::Plan::of(s),
+            overrides: Overrides::default(),
+        }
+    }
+
+    #[test]
+    fn a_rendering_that_reproduces_passes() {
+        let base = parse_scenario("gc.toml", UNFENCED).expect("loads");
+        let names = names(&base);
+        let finding = stale_write_finding(&base, UNFENCED, &names);
+        let c = as_is(&base);
+        let s = check_rendered(&finding, &c, &finding.text(&c, "", "gc"), "gc").expect("reproduces");
+        assert_eq!((s.protocol, s.resource), (base.protocol, base.resource));
+    }
+
+    #[test]
+    fn a_rendering_with_another_configuration_is_refused() {
+        // The fenced scenario rendered from the unfenced text: its resource and protocol differ.
+        let base = parse_scenario("fenced.toml", FENCED).expect("loads");
+        let names = names(&base);
+        let finding = stale_write_finding(&base, UNFENCED, &names);
+        let c = as_is(&base);
+        let e = check_rendered(&finding, &c, &finding.text(&c, "", "fenced"), "fenced").expect_err("differs");
+        assert!(e.contains("protocol, resource"), "{e}");
+        assert!(e.contains("nothing was written"), "{e}");
+    }
+
+    #[test]
+    fn a_rendering_that_does_not_violate_is_refused() {
+        let base = parse_scenario("gc.toml", UNFENCED).expect("loads");
+        let names = names(&base);
+        let finding = stale_write_finding(&base, UNFENCED, &names);
+        let quiet = Candidate {
+            plan: crate::explore::Plan::default(),
+            overrides: Overrides::default(),
+        };
+        let e = check_rendered(&finding, &quiet, &finding.text(&quiet, "", "gc"), "gc").expect_err("no pause");
+        assert!(e.contains("does not"), "{e}");
+        let broken = check_rendered(&finding, &quiet, "name = \"x\"\n", "gc").expect_err("no protocol");
+        assert!(broken.contains("does not load"), "{broken}");
+    }
 }

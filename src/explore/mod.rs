@@ -9,18 +9,29 @@ pub mod render;
 pub mod runner;
 pub mod shrink;
 pub mod space;
+pub mod strategy;
 pub mod swarm;
 
 pub use plan::Plan;
 pub use runner::{Options, Summary, explore};
 pub use space::{FaultKind, FaultSpace, KindLimits};
+pub use strategy::{PlanShape, ShapeNode, plans};
 pub use swarm::plan_for_seed;
 
 use locksim_protocols::{Scenario, run};
-use locksim_sim::{Level, Verdict};
+use locksim_sim::{Invariant, Level, Status, Verdict, Violation};
 
 /// The verdicts of `scenario` under `plan` (which replaces the scenario's own faults) with
 /// `seed`: the entry point for a user's own property tests.
 pub fn check(scenario: &Scenario, plan: &Plan, seed: u64) -> Vec<Verdict> {
     run(&plan.apply(scenario), seed, Level::Facts).verdicts
+}
+
+/// The violation of `invariant` among `verdicts`, if it was violated: what a property asserts
+/// is absent (`prop_assert!(violation(&verdicts, Invariant::FencingOrder).is_none())`).
+pub fn violation(verdicts: &[Verdict], invariant: Invariant) -> Option<&Violation> {
+    verdicts.iter().find_map(|v| match &v.status {
+        Status::Violated(found) if v.invariant == invariant => Some(found),
+        _ => None,
+    })
 }

@@ -41,6 +41,33 @@ impl Plan {
         }
         out
     }
+
+    /// The plan's faults, for a world built by hand (`WorldConfig::faults`) — a protocol
+    /// defined outside the crates, which has no [`Scenario`] to [`apply`](Plan::apply) to.
+    pub fn fault_plan(&self) -> FaultPlan {
+        FaultPlan {
+            entries: self.faults.clone(),
+        }
+    }
+
+    /// `node`'s clock under this plan: `base` with the clock rate the plan set for it, if any
+    /// (the last one, as in [`apply`](Plan::apply)).
+    pub fn clock(&self, node: NodeId, base: ClockSpec) -> ClockSpec {
+        let drift = self.drifts.iter().rev().find(|(n, _)| *n == node);
+        drift.map_or(base, |&(_, drift_ppm)| ClockSpec { drift_ppm, ..base })
+    }
+
+    /// The plan as scenario-file tables: a `[[clock]]` per clock rate, a `[[fault]]` per
+    /// entry.
+    pub fn to_toml(&self, names: &Names) -> String {
+        let mut parts: Vec<String> = self
+            .drifts
+            .iter()
+            .map(|(node, ppm)| format!("[[clock]]\nnode = {}\ndrift_ppm = {ppm}\n", quote(names.of(*node))))
+            .collect();
+        parts.extend(self.faults.iter().map(|e| fault_toml(e, names)));
+        parts.join("\n")
+    }
 }
 
 const MS: u64 = 1_000_000;

@@ -1,14 +1,20 @@
 //! Running many seeds on several threads with findings that do not depend on how many threads
-//! there are or which finishes first: every seed's result is kept by seed, the summary is
-//! computed in seed order, and stopping early (without `keep_going`) stops only seeds *after*
-//! the first failing one, so everything before it is always explored.
+//! there are or which finishes first. Seeds are handed out in order, computed from their index
+//! in the shard (no list of them is ever built: `--seeds` may be as large as a `u64`); each
+//! thread keeps running totals, and the totals are merged at the end by sums, minimums and
+//! unions, which no order changes. Stopping early (without `keep_going`) stops only seeds
+//! *after* the first failing one, so everything before it is always explored — and nothing
+//! after it is counted: a thread keeps the seeds it finished while a lower seed was still
+//! running aside (at most [`PENDING_MAX`] of them) until every lower seed is done, then counts
+//! them if no lower seed failed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use locksim_protocols::{Scenario, run};
-use locksim_sim::{Invariant, Level, Status};
+use locksim_sim::{FaultPlan, Invariant, Level, Status};
 
 use super::space::FaultSpace;
 use super::swarm::plan_for_seed;
@@ -17,10 +23,13 @@ use super::swarm::plan_for_seed;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     pub seeds: u64,
+    /// Threads; at most one per seed of the shard is started.
     pub jobs: usize,
     /// Take seed `s` only if `s % shard.1 == shard.0`.
     pub shard: (u64, u64),
     pub keep_going: bool,
+    /// Count only this invariant's violations as failures (a hunt for one bug).
+    pub target: Option<Invariant>,
 }
 
 /// One seed's outcome: the invariants it violated.
@@ -39,7 +48,7 @@ pub struct Summary {
     /// The lowest seed that violated anything.
     pub first: Option<SeedResult>,
     /// The invariants this protocol judges (held or violated in some seed).
-    pub judged: std::collections::BTreeSet<Invariant>,
+    pub judged: BTreeSet<Invariant>,
     /// Simulated events run, for the rate.
     pub events: u64,
 }
@@ -51,9 +60,20 @@ pub struct Progress {
     pub failing: AtomicU64,
 }
 
-/// The seeds of a shard, in order.
-pub fn shard_seeds(opts: &Options) -> Vec<u64> {
-    (0..opts.seeds).filter(|s| s % opts.shard.1 == opts.shard.0).collect()
+/// How many seeds the shard has: those `s < seeds` with `s % N == K`.
+pub fn shard_len(opts: &Options) -> u64 {
+    let (k, n) = opts.shard;
+    if n == 0 || k >= opts.seeds {
+        return 0;
+    }
+    (opts.seeds - 1 - k) / n + 1
+}
+
+/// The shard's `i`-th seed (`K + i * N`), if it has one.
+pub fn shard_seed(opts: &Options, i: u64) -> Option<u64> {
+    let (k, n) = opts.shard;
+    let seed = k.checked_add(i.checked_mul(n)?)?;
+    (seed < opts.seeds).then_some(seed)
 }
 
 /// One seed's run: what it violated, what it judged at all, how many events it took.
@@ -82,66 +102,351 @@ pub fn run_seed(base: &Scenario, space: &FaultSpace, seed: u64) -> SeedRun {
     }
 }
 
-pub fn explore(base: &Scenario, space: &FaultSpace, opts: &Options, progress: &Progress) -> Summary {
-    let seeds = shard_seeds(opts);
-    let next = AtomicUsize::new(0);
-    // Seeds after the first failing one need not run (unless keep_going).
-    let stop_after = AtomicU64::new(u64::MAX);
-    let results: Mutex<Vec<(u64, SeedRun)>> = Mutex::new(Vec::with_capacity(seeds.len()));
-    std::thread::scope(|scope| {
-        for _ in 0..opts.jobs.max(1) {
-            scope.spawn(|| {
-                let mut mine = Vec::new();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&seed) = seeds.get(i) else { break };
-                    if seed > stop_after.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let result = run_seed(base, space, seed);
-                    if !result.violated.is_empty() {
-                        progress.failing.fetch_add(1, Ordering::Relaxed);
-                        if !opts.keep_going {
-                            stop_after.fetch_min(seed, Ordering::Relaxed);
-                        }
-                    }
-                    progress.done.fetch_add(1, Ordering::Relaxed);
-                    mine.push((seed, result));
-                }
-                results.lock().expect("no worker panicked").extend(mine);
+/// The invariants `base`'s protocol judges at all: those its checkers return a verdict on
+/// (held, violated or not applicable), from one run of the scenario without faults. The list
+/// depends on the protocol alone, never on the run.
+pub fn judged_by(base: &Scenario) -> Vec<Invariant> {
+    let mut quiet = base.clone();
+    quiet.faults = FaultPlan::default();
+    run(&quiet, base.seed, Level::Facts)
+        .verdicts
+        .iter()
+        .map(|v| v.invariant)
+        .collect()
+}
+
+/// The most finished seeds a thread keeps aside while a lower seed is still running ("put a
+/// limit on everything"): past it, the thread waits for the lower seed instead of running on.
+pub const PENDING_MAX: usize = 4096;
+
+/// A thread's running totals.
+#[derive(Default)]
+struct Totals {
+    explored: u64,
+    events: u64,
+    violations: BTreeMap<Invariant, (u64, u64)>,
+    judged: BTreeSet<Invariant>,
+    first: Option<SeedResult>,
+}
+
+impl Totals {
+    fn add(&mut self, seed: u64, result: SeedRun, target: Option<Invariant>) {
+        self.explored += 1;
+        self.events += result.events;
+        self.judged.extend(result.judged);
+        for &i in &result.violated {
+            let entry = self.violations.entry(i).or_insert((0, seed));
+            entry.0 += 1;
+            entry.1 = entry.1.min(seed);
+        }
+        if fails(&result.violated, target) && self.first.as_ref().is_none_or(|f| seed < f.seed) {
+            self.first = Some(SeedResult {
+                seed,
+                violated: result.violated,
             });
         }
-    });
-    let mut results = results.into_inner().expect("no worker panicked");
-    results.sort_by_key(|(seed, _)| *seed);
-    let cutoff = if opts.keep_going {
-        u64::MAX
-    } else {
-        stop_after.into_inner()
-    };
-    let mut summary = Summary {
-        explored: 0,
-        violations: BTreeMap::new(),
-        first: None,
-        judged: Default::default(),
-        events: 0,
-    };
-    for (seed, result) in results.into_iter().filter(|(seed, _)| *seed <= cutoff) {
-        let SeedRun {
-            violated,
-            judged,
-            events,
-        } = result;
-        summary.explored += 1;
-        summary.events += events;
-        summary.judged.extend(judged);
-        for &i in &violated {
-            let entry = summary.violations.entry(i).or_insert((0, seed));
-            entry.0 += 1;
+    }
+
+    /// Sums, minimums and unions: the same whatever order the threads' totals come in.
+    fn merge(&mut self, other: Totals) {
+        self.explored += other.explored;
+        self.events += other.events;
+        self.judged.extend(other.judged);
+        for (i, (count, first)) in other.violations {
+            let entry = self.violations.entry(i).or_insert((0, first));
+            entry.0 += count;
+            entry.1 = entry.1.min(first);
         }
-        if summary.first.is_none() && !violated.is_empty() {
-            summary.first = Some(SeedResult { seed, violated });
+        if let Some(f) = other.first
+            && self.first.as_ref().is_none_or(|mine| f.seed < mine.seed)
+        {
+            self.first = Some(f);
         }
     }
-    summary
+}
+
+fn fails(violated: &[Invariant], target: Option<Invariant>) -> bool {
+    match target {
+        Some(t) => violated.contains(&t),
+        None => !violated.is_empty(),
+    }
+}
+
+/// Which indices of the shard are handed out, and which are running.
+struct Claims {
+    next: u64,
+    /// Per thread, the index it is running (`u64::MAX`: none).
+    running: Vec<u64>,
+}
+
+impl Claims {
+    /// Every index below this one has finished.
+    fn done_below(&self) -> u64 {
+        self.running.iter().copied().fold(self.next, u64::min)
+    }
+}
+
+/// A finished seed kept aside until every lower seed is done.
+struct Pending {
+    index: u64,
+    seed: u64,
+    result: SeedRun,
+}
+
+/// What a worker gets when it asks for work.
+enum Claim {
+    /// Run the shard's `index`-th seed.
+    Seed { index: u64, seed: u64 },
+    /// Too many seeds kept aside: wait for the lower seed that holds them up.
+    Wait,
+    /// No seed left to run.
+    Done,
+}
+
+/// What the workers of one exploration share.
+struct Shared<'a> {
+    base: &'a Scenario,
+    space: &'a FaultSpace,
+    opts: &'a Options,
+    len: u64,
+    claims: Mutex<Claims>,
+    /// The lowest failing seed so far (without `keep_going`): no seed after it is started.
+    stop_after: AtomicU64,
+    progress: &'a Progress,
+    /// [`PENDING_MAX`], but for tests.
+    pending_max: usize,
+}
+
+pub fn explore(base: &Scenario, space: &FaultSpace, opts: &Options, progress: &Progress) -> Summary {
+    explore_capped(base, space, opts, progress, PENDING_MAX)
+}
+
+/// [`explore`], with at most `pending_max` seeds kept aside per thread.
+fn explore_capped(
+    base: &Scenario,
+    space: &FaultSpace,
+    opts: &Options,
+    progress: &Progress,
+    pending_max: usize,
+) -> Summary {
+    let len = shard_len(opts);
+    let jobs = opts.jobs.clamp(1, usize::try_from(len).unwrap_or(usize::MAX).max(1));
+    let shared = Shared {
+        base,
+        space,
+        opts,
+        len,
+        claims: Mutex::new(Claims {
+            next: 0,
+            running: vec![u64::MAX; jobs],
+        }),
+        stop_after: AtomicU64::new(u64::MAX),
+        progress,
+        pending_max,
+    };
+    let mut totals = Totals::default();
+    if len > 0 {
+        let per_thread: Vec<(Totals, Vec<Pending>)> = std::thread::scope(|scope| {
+            let shared = &shared;
+            let workers: Vec<_> = (0..jobs).map(|t| scope.spawn(move || shared.worker(t))).collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("an explore worker panicked"))
+                .collect()
+        });
+        // Every seed has finished: the lowest failing one is final.
+        let cutoff = shared.stop_after.into_inner();
+        for (mine, pending) in per_thread {
+            totals.merge(mine);
+            for p in pending.into_iter().filter(|p| p.seed <= cutoff) {
+                totals.add(p.seed, p.result, opts.target);
+            }
+        }
+    }
+    Summary {
+        explored: totals.explored,
+        violations: totals.violations,
+        first: totals.first,
+        judged: totals.judged,
+        events: totals.events,
+    }
+}
+
+impl Shared<'_> {
+    /// Counts the `pending` seeds below `done_below` (every seed under it has finished, so
+    /// `stop_after` is final for them) that do not come after the first failing one.
+    fn settle(&self, pending: &mut Vec<Pending>, totals: &mut Totals, done_below: u64) {
+        let cutoff = self.stop_after.load(Ordering::SeqCst);
+        let ready = pending.partition_point(|p| p.index < done_below);
+        for p in pending.drain(..ready) {
+            if p.seed <= cutoff {
+                totals.add(p.seed, p.result, self.opts.target);
+            }
+        }
+    }
+
+    /// Thread `t` is done with its last seed: settles what it can, and claims the next one.
+    fn claim(&self, t: usize, pending: &mut Vec<Pending>, totals: &mut Totals) -> Claim {
+        let mut c = self.claims.lock().expect("no worker panicked holding the claims");
+        c.running[t] = u64::MAX;
+        self.settle(pending, totals, c.done_below());
+        if pending.len() >= self.pending_max {
+            return Claim::Wait;
+        }
+        let index = c.next;
+        match shard_seed(self.opts, index).filter(|_| index < self.len) {
+            Some(seed) if seed <= self.stop_after.load(Ordering::SeqCst) => {
+                c.next += 1;
+                c.running[t] = index;
+                Claim::Seed { index, seed }
+            }
+            _ => Claim::Done,
+        }
+    }
+
+    /// Thread `t`: claims the shard's next index, runs its seed, and counts it — at once with
+    /// `keep_going`, otherwise as soon as every lower seed is done and none of them failed.
+    /// Returns its totals and the seeds it still keeps aside, for `explore` to count once all
+    /// are done.
+    fn worker(&self, t: usize) -> (Totals, Vec<Pending>) {
+        let mut totals = Totals::default();
+        let mut pending: Vec<Pending> = Vec::new();
+        loop {
+            let (index, seed) = match self.claim(t, &mut pending, &mut totals) {
+                Claim::Seed { index, seed } => (index, seed),
+                Claim::Wait => {
+                    std::thread::sleep(Duration::from_millis(1));
+                    continue;
+                }
+                Claim::Done => break,
+            };
+            let result = run_seed(self.base, self.space, seed);
+            if fails(&result.violated, self.opts.target) {
+                self.progress.failing.fetch_add(1, Ordering::Relaxed);
+                if !self.opts.keep_going {
+                    self.stop_after.fetch_min(seed, Ordering::SeqCst);
+                }
+            }
+            self.progress.done.fetch_add(1, Ordering::Relaxed);
+            if self.opts.keep_going {
+                totals.add(seed, result, self.opts.target);
+            } else {
+                pending.push(Pending { index, seed, result });
+            }
+        }
+        (totals, pending)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::parse_with_space;
+
+    /// Kleppmann's GC pause without its pause, explored under pauses and partitions.
+    fn gc_pause() -> (Scenario, FaultSpace) {
+        let text = include_str!("../../scenarios/single-redis/kleppmann-gc-pause.toml");
+        let base = text.split("[[fault]]").next().expect("text before the fault");
+        parse_with_space(
+            "gc.toml",
+            &format!("{base}[explore]\nfaults = [\"pause\", \"partition\"]\n"),
+        )
+        .expect("loads")
+    }
+
+    fn opts(seeds: u64, jobs: usize, shard: (u64, u64), keep_going: bool) -> Options {
+        Options {
+            seeds,
+            jobs,
+            shard,
+            keep_going,
+            target: None,
+        }
+    }
+
+    #[test]
+    fn shard_seeds_are_computed_not_listed() {
+        for seeds in 0..30 {
+            for n in 1..7 {
+                for k in 0..n {
+                    let o = opts(seeds, 1, (k, n), false);
+                    let listed: Vec<u64> = (0..seeds).filter(|s| s % n == k).collect();
+                    assert_eq!(shard_len(&o), listed.len() as u64, "{seeds} seeds, shard {k}/{n}");
+                    let computed: Vec<u64> = (0..shard_len(&o))
+                        .map(|i| shard_seed(&o, i).expect("in the shard"))
+                        .collect();
+                    assert_eq!(computed, listed);
+                    assert_eq!(shard_seed(&o, shard_len(&o)), None);
+                }
+            }
+        }
+        let huge = opts(u64::MAX, 1, (7, 10), false);
+        assert_eq!(shard_len(&huge), (u64::MAX - 8) / 10 + 1);
+        assert_eq!(shard_seed(&huge, shard_len(&huge) - 1), Some(u64::MAX - 8));
+        assert_eq!(shard_seed(&huge, shard_len(&huge)), None);
+        assert_eq!(shard_seed(&huge, u64::MAX), None, "K + i * N overflows: no seed");
+        assert_eq!(shard_len(&opts(5, 1, (7, 10), false)), 0);
+    }
+
+    #[test]
+    fn a_huge_seed_count_stops_at_the_first_failing_seed() {
+        let (base, space) = gc_pause();
+        let summary = explore(&base, &space, &opts(u64::MAX, 4, (0, 1), false), &Progress::default());
+        let first = summary.first.as_ref().expect("the GC pause is found");
+        assert_eq!(
+            summary.explored,
+            first.seed + 1,
+            "every seed up to the first failing one, none after"
+        );
+    }
+
+    #[test]
+    fn findings_do_not_depend_on_threads() {
+        let (base, space) = gc_pause();
+        for (keep_going, target) in [(false, None), (false, Some(Invariant::StaleWrite)), (true, None)] {
+            let with = |jobs| Options {
+                target,
+                ..opts(120, jobs, (0, 1), keep_going)
+            };
+            let one = explore(&base, &space, &with(1), &Progress::default());
+            let first = one.first.as_ref().expect("a failing seed").seed;
+            let explored = if keep_going { 120 } else { first + 1 };
+            assert_eq!(one.explored, explored, "{target:?}");
+            for jobs in [2, 3, 8, 500] {
+                let many = explore(&base, &space, &with(jobs), &Progress::default());
+                assert_eq!(many, one, "{jobs} jobs, keep_going {keep_going}, target {target:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn threads_that_wait_for_a_lower_seed_find_the_same() {
+        let (base, space) = gc_pause();
+        let target = Options {
+            target: Some(Invariant::StaleWrite),
+            ..opts(120, 1, (0, 1), false)
+        };
+        let one = explore(&base, &space, &target, &Progress::default());
+        for pending_max in [1, 2] {
+            let capped = explore_capped(
+                &base,
+                &space,
+                &Options {
+                    jobs: 4,
+                    ..target.clone()
+                },
+                &Progress::default(),
+                pending_max,
+            );
+            assert_eq!(capped, one, "at most {pending_max} seeds kept aside");
+        }
+    }
+
+    #[test]
+    fn the_judged_invariants_are_the_protocols() {
+        let (base, _) = gc_pause();
+        let judged = judged_by(&base);
+        assert!(judged.contains(&Invariant::StaleWrite) && judged.contains(&Invariant::FencingOrder));
+        assert!(!judged.contains(&Invariant::UniqueIds), "{judged:?}");
+    }
 }

@@ -52,7 +52,7 @@ impl Finding<'_> {
     }
 
     /// Whether the candidate still violates the invariant.
-    fn fails(&self, c: &Candidate) -> bool {
+    pub fn violates(&self, c: &Candidate) -> bool {
         let Ok(s) = parse_scenario("(shrink candidate)", &self.text(c, "", &self.base.name)) else {
             return false;
         };
@@ -107,10 +107,12 @@ fn candidates(c: &Candidate, base: &Scenario) -> Vec<Candidate> {
     }
     for i in 0..c.plan.drifts.len() {
         let (node, ppm) = c.plan.drifts[i];
-        if ppm.abs() > 1 {
-            let mut plan = c.plan.clone();
-            plan.drifts[i] = (node, ppm / 2);
-            out.push(with_plan(plan));
+        for smaller_ppm in smaller(u64::from(ppm.unsigned_abs()), [1_000, 100]) {
+            if smaller_ppm > 0 {
+                let mut plan = c.plan.clone();
+                plan.drifts[i] = (node, ppm.signum() * smaller_ppm as i32);
+                out.push(with_plan(plan));
+            }
         }
     }
     out
@@ -118,19 +120,37 @@ fn candidates(c: &Candidate, base: &Scenario) -> Vec<Candidate> {
 
 const MS: u64 = 1_000_000;
 
-/// Half of a duration in whole milliseconds, if that is smaller.
-fn half(ns: u64) -> Option<u64> {
-    let ms = ns / MS;
-    (ms > 0).then_some(ms / 2 * MS)
+/// Values below `v`, simplest first: half of it, three quarters of it (for when halving
+/// overshoots), then `v` rounded down to a multiple of each of `units`, coarsest first (9631 ms
+/// -> 9000 ms, 9600 ms). No repeats, never `v` itself.
+fn smaller(v: u64, units: [u64; 2]) -> Vec<u64> {
+    let mut out = Vec::new();
+    for c in [v / 2, v - v / 4, v / units[0] * units[0], v / units[1] * units[1]] {
+        if c < v && !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
 }
 
-/// Simpler versions of one entry: an earlier time, the first occurrence, half the magnitude.
+/// Smaller durations or times than `ns`, in whole milliseconds of at least `min_ms`: seconds
+/// and tenths of seconds are the round values.
+fn shorter(ns: u64, min_ms: u64) -> Vec<u64> {
+    smaller(ns / MS, [1_000, 100])
+        .into_iter()
+        .filter(|ms| *ms >= min_ms)
+        .map(|ms| ms * MS)
+        .collect()
+}
+
+/// Simpler versions of one entry: an earlier time (by half, by a quarter, rounded down), the
+/// first occurrence, then smaller magnitudes (half, three quarters, rounded down).
 fn simplify(e: &locksim_sim::FaultEntry) -> Vec<locksim_sim::FaultEntry> {
     let mut out = Vec::new();
     let mut with = |trigger: Trigger, action: FaultAction| out.push(locksim_sim::FaultEntry { trigger, action });
     match &e.trigger {
         Trigger::At { at_ns } => {
-            if let Some(at_ns) = half(*at_ns) {
+            for at_ns in shorter(*at_ns, 0) {
                 with(Trigger::At { at_ns }, e.action.clone());
             }
         }
@@ -151,29 +171,25 @@ fn simplify(e: &locksim_sim::FaultEntry) -> Vec<locksim_sim::FaultEntry> {
             duration_ns,
             suspend,
         } => {
-            if let Some(d) = half(*duration_ns).filter(|d| *d > 0) {
-                with(
-                    t(),
-                    FaultAction::Pause {
-                        node: *node,
-                        duration_ns: d,
-                        suspend: *suspend,
-                    },
-                );
+            for d in shorter(*duration_ns, 1) {
+                let action = FaultAction::Pause {
+                    node: *node,
+                    duration_ns: d,
+                    suspend: *suspend,
+                };
+                with(t(), action);
             }
         }
         FaultAction::Crash {
             node,
             restart_after_ns: Some(r),
         } => {
-            if let Some(r) = half(*r) {
-                with(
-                    t(),
-                    FaultAction::Crash {
-                        node: *node,
-                        restart_after_ns: Some(r),
-                    },
-                );
+            for r in shorter(*r, 0) {
+                let action = FaultAction::Crash {
+                    node: *node,
+                    restart_after_ns: Some(r),
+                };
+                with(t(), action);
             }
         }
         FaultAction::Partition {
@@ -181,41 +197,37 @@ fn simplify(e: &locksim_sim::FaultEntry) -> Vec<locksim_sim::FaultEntry> {
             one_way,
             heal_after_ns,
         } => {
-            if let Some(h) = heal_after_ns.and_then(half).filter(|h| *h > 0) {
-                with(
-                    t(),
-                    FaultAction::Partition {
-                        groups: groups.clone(),
-                        one_way: *one_way,
-                        heal_after_ns: Some(h),
-                    },
-                );
+            for h in heal_after_ns.map_or(Vec::new(), |h| shorter(h, 1)) {
+                let action = FaultAction::Partition {
+                    groups: groups.clone(),
+                    one_way: *one_way,
+                    heal_after_ns: Some(h),
+                };
+                with(t(), action);
             }
             for (g, group) in groups.iter().enumerate() {
                 if group.len() > 1 {
                     let mut fewer = groups.clone();
                     fewer[g].pop();
-                    with(
-                        t(),
-                        FaultAction::Partition {
-                            groups: fewer,
-                            one_way: *one_way,
-                            heal_after_ns: *heal_after_ns,
-                        },
-                    );
+                    let action = FaultAction::Partition {
+                        groups: fewer,
+                        one_way: *one_way,
+                        heal_after_ns: *heal_after_ns,
+                    };
+                    with(t(), action);
                 }
             }
         }
         FaultAction::ClockJump { node, by_ns } => {
-            let ms = by_ns / MS as i64;
-            if ms.abs() > 1 {
-                with(
-                    t(),
-                    FaultAction::ClockJump {
+            let sign = by_ns.signum();
+            for ms in smaller((by_ns.unsigned_abs()) / MS, [1_000, 100]) {
+                if ms > 0 {
+                    let action = FaultAction::ClockJump {
                         node: *node,
-                        by_ns: ms / 2 * MS as i64,
-                    },
-                );
+                        by_ns: sign * (ms * MS) as i64,
+                    };
+                    with(t(), action);
+                }
             }
         }
         FaultAction::Delay {
@@ -224,27 +236,23 @@ fn simplify(e: &locksim_sim::FaultEntry) -> Vec<locksim_sim::FaultEntry> {
             window_ns,
             extra_ns,
         } => {
-            if let Some(x) = half(*extra_ns).filter(|x| *x > 0) {
-                with(
-                    t(),
-                    FaultAction::Delay {
-                        from: *from,
-                        to: *to,
-                        window_ns: *window_ns,
-                        extra_ns: x,
-                    },
-                );
+            for x in shorter(*extra_ns, 1) {
+                let action = FaultAction::Delay {
+                    from: *from,
+                    to: *to,
+                    window_ns: *window_ns,
+                    extra_ns: x,
+                };
+                with(t(), action);
             }
-            if let Some(w) = half(*window_ns).filter(|w| *w > 0) {
-                with(
-                    t(),
-                    FaultAction::Delay {
-                        from: *from,
-                        to: *to,
-                        window_ns: w,
-                        extra_ns: *extra_ns,
-                    },
-                );
+            for w in shorter(*window_ns, 1) {
+                let action = FaultAction::Delay {
+                    from: *from,
+                    to: *to,
+                    window_ns: w,
+                    extra_ns: *extra_ns,
+                };
+                with(t(), action);
             }
         }
         FaultAction::Loss {
@@ -254,17 +262,21 @@ fn simplify(e: &locksim_sim::FaultEntry) -> Vec<locksim_sim::FaultEntry> {
             window_ns,
             duplicate,
         } => {
-            if let Some(w) = window_ns.and_then(half).filter(|w| *w > 0) {
-                with(
-                    t(),
-                    FaultAction::Loss {
-                        from: *from,
-                        to: *to,
-                        ppm: *ppm,
-                        window_ns: Some(w),
-                        duplicate: *duplicate,
-                    },
-                );
+            let loss = |ppm: u32, window_ns: Option<u64>| FaultAction::Loss {
+                from: *from,
+                to: *to,
+                ppm,
+                window_ns,
+                duplicate: *duplicate,
+            };
+            for w in window_ns.map_or(Vec::new(), |w| shorter(w, 1)) {
+                with(t(), loss(*ppm, Some(w)));
+            }
+            // A lower probability, rounded to tenths and hundredths.
+            for p in smaller(u64::from(*ppm), [100_000, 10_000]) {
+                if p > 0 {
+                    with(t(), loss(p as u32, *window_ns));
+                }
             }
         }
         _ => {}
@@ -274,15 +286,22 @@ fn simplify(e: &locksim_sim::FaultEntry) -> Vec<locksim_sim::FaultEntry> {
 
 /// Shrinks `start` (which violates the finding's invariant) within `budget` runs.
 pub fn shrink(finding: &Finding<'_>, start: Candidate, budget: u32) -> Shrunk {
+    shrink_while(finding.base, start, budget, |c| finding.violates(c))
+}
+
+/// Shrinks `start` (for which `keeps` holds) over `base`'s topology within `budget` runs,
+/// taking a smaller candidate whenever `keeps` still holds for it — for a finding that is more
+/// than one violation, such as a bug's violation its fixed twin does not share.
+pub fn shrink_while(base: &Scenario, start: Candidate, budget: u32, keeps: impl Fn(&Candidate) -> bool) -> Shrunk {
     let mut best = start;
     let mut runs = 0;
     'improve: loop {
-        for candidate in candidates(&best, finding.base) {
+        for candidate in candidates(&best, base) {
             if runs >= budget {
                 break 'improve;
             }
             runs += 1;
-            if finding.fails(&candidate) {
+            if keeps(&candidate) {
                 best = candidate;
                 continue 'improve;
             }
@@ -290,4 +309,85 @@ pub fn shrink(finding: &Finding<'_>, start: Candidate, budget: u32) -> Shrunk {
         break;
     }
     Shrunk { candidate: best, runs }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::parse_scenario;
+    use locksim_sim::{FaultEntry, NodeId};
+
+    fn pause(at_ms: u64, duration_ms: u64) -> FaultEntry {
+        FaultEntry {
+            trigger: Trigger::At { at_ns: at_ms * MS },
+            action: FaultAction::Pause {
+                node: NodeId(0),
+                duration_ns: duration_ms * MS,
+                suspend: false,
+            },
+        }
+    }
+
+    fn times(entries: &[FaultEntry]) -> Vec<(u64, u64)> {
+        entries
+            .iter()
+            .map(|e| match (&e.trigger, &e.action) {
+                (Trigger::At { at_ns }, FaultAction::Pause { duration_ns, .. }) => (at_ns / MS, duration_ns / MS),
+                other => panic!("a timed pause, not {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn smaller_values_come_halved_then_by_quarters_then_rounded() {
+        assert_eq!(smaller(9631, [1_000, 100]), [4815, 7224, 9000, 9600]);
+        assert_eq!(smaller(9000, [1_000, 100]), [4500, 6750]);
+        assert_eq!(smaller(2, [1_000, 100]), [1, 0]);
+        assert_eq!(smaller(1, [1_000, 100]), [0]);
+        assert!(smaller(0, [1_000, 100]).is_empty());
+        assert!(shorter(MS, 1).is_empty(), "a pause is at least 1 ms long");
+    }
+
+    #[test]
+    fn times_and_magnitudes_shrink_past_a_failed_halving() {
+        let got = times(&simplify(&pause(4537, 9631)));
+        let expected = [
+            (2268, 9631),
+            (3403, 9631),
+            (4000, 9631),
+            (4500, 9631),
+            (4537, 4815),
+            (4537, 7224),
+            (4537, 9000),
+            (4537, 9600),
+        ];
+        assert_eq!(got, expected);
+    }
+
+    /// The GC-pause story: halving alone left a 9631 ms pause at 4537 ms where 9 s at 3 s
+    /// does. Here the "run" is a predicate: the pause must outlast 8.2 s and start after 3 s.
+    #[test]
+    fn a_pause_shrinks_to_round_values_when_halving_overshoots() {
+        let base = parse_scenario(
+            "s.toml",
+            "name = \"s\"\n[protocol]\nkind = \"single-redis\"\nclients = 1\n",
+        )
+        .expect("loads");
+        let start = Candidate {
+            plan: Plan {
+                faults: vec![pause(4537, 9631)],
+                drifts: vec![(NodeId(0), 1_234)],
+            },
+            overrides: Overrides::default(),
+        };
+        let keeps = |c: &Candidate| {
+            c.plan.faults.len() == 1
+                && times(&c.plan.faults)[0].0 >= 3_000
+                && times(&c.plan.faults)[0].1 >= 8_200
+                && c.plan.drifts.first().is_some_and(|(_, ppm)| *ppm >= 1_000)
+        };
+        let shrunk = shrink_while(&base, start, 200, keeps);
+        assert_eq!(times(&shrunk.candidate.plan.faults), [(3_000, 9_000)]);
+        assert_eq!(shrunk.candidate.plan.drifts, [(NodeId(0), 1_000)]);
+    }
 }

@@ -9,6 +9,13 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A fresh folder of this test process in the system's temp folder, for files a test writes.
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("locksim-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("the temp folder is writable");
+    dir
+}
+
 /// Every scenario file under `scenarios/`, sorted.
 pub fn catalogue() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

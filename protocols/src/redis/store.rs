@@ -2,8 +2,6 @@
 //! own — the caller passes the server's clock reading. Keys expire lazily on access (every
 //! command treats an expired key as absent); the server adds active expiry on top.
 
-use std::collections::BTreeMap;
-
 use super::cmd::{Cmd, Key, Reply, Value};
 
 /// A key's value and its expiry instant on the server's clock (ns).
@@ -13,9 +11,23 @@ pub struct Entry {
     pub expires_at_ns: Option<i64>,
 }
 
+/// The keyspace: one cell per [`Key`], in key order (`Lock`, `Fence`), which is the order a
+/// sorted map would visit them. A fixed table rather than a map because the server scans it
+/// for expiry on every command; with two keys that scan is two loads.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Store {
-    entries: BTreeMap<Key, Entry>,
+    entries: [Option<Entry>; 2],
+}
+
+/// Every key, in the table's order.
+const KEYS: [Key; 2] = [Key::Lock, Key::Fence];
+
+/// The table cell of `key` (exhaustive: a new key must get a cell).
+fn cell(key: Key) -> usize {
+    match key {
+        Key::Lock => 0,
+        Key::Fence => 1,
+    }
 }
 
 const MS: i64 = 1_000_000;
@@ -32,47 +44,50 @@ const BAD_SET_EXPIRE: &str = "ERR invalid expire time in 'set' command";
 
 impl Store {
     pub fn get(&self, key: Key) -> Option<&Entry> {
-        self.entries.get(&key)
+        self.entries[cell(key)].as_ref()
     }
 
     /// Puts `entry` at `key` as it is (a replica applying its primary's stream), or removes it.
     pub fn put(&mut self, key: Key, entry: Option<Entry>) {
-        match entry {
-            Some(e) => {
-                self.entries.insert(key, e);
-            }
-            None => {
-                self.entries.remove(&key);
-            }
-        }
+        self.entries[cell(key)] = entry;
     }
 
-    /// Removes every key whose expiry has passed at `now_ns`, reporting each.
+    fn remove(&mut self, key: Key) {
+        self.entries[cell(key)] = None;
+    }
+
+    /// Removes every key whose expiry has passed at `now_ns`, reporting each, in key order.
     pub fn purge_expired(&mut self, now_ns: i64, mut expired: impl FnMut(Key, Entry)) {
-        while let Some((&key, &entry)) = self.entries.iter().find(|(_, e)| is_expired(e, now_ns)) {
-            self.entries.remove(&key);
-            expired(key, entry);
+        for key in KEYS {
+            let slot = &mut self.entries[cell(key)];
+            if let Some(entry) = *slot
+                && is_expired(&entry, now_ns)
+            {
+                *slot = None;
+                expired(key, entry);
+            }
         }
     }
 
     /// The earliest expiry of any key.
     pub fn earliest_expiry(&self) -> Option<i64> {
-        self.entries.values().filter_map(|e| e.expires_at_ns).min()
+        self.entries.iter().flatten().filter_map(|e| e.expires_at_ns).min()
     }
 
     /// The live entry at `key`: an expired one counts as absent (and is dropped).
     fn live(&mut self, key: Key, now_ns: i64) -> Option<Entry> {
-        match self.entries.get(&key) {
+        let slot = &mut self.entries[cell(key)];
+        match slot {
             Some(e) if is_expired(e, now_ns) => {
-                self.entries.remove(&key);
+                *slot = None;
                 None
             }
-            other => other.copied(),
+            other => *other,
         }
     }
 
     fn set(&mut self, key: Key, value: Value, expires_at_ns: Option<i64>) {
-        self.entries.insert(key, Entry { value, expires_at_ns });
+        self.entries[cell(key)] = Some(Entry { value, expires_at_ns });
     }
 
     /// Runs one command at server time `now_ns`.
@@ -105,7 +120,7 @@ impl Store {
             Cmd::Get { key } => self.live(key, now_ns).map_or(Reply::Nil, |e| Reply::Bulk(e.value)),
             Cmd::Del { key } => {
                 let existed = self.live(key, now_ns).is_some();
-                self.entries.remove(&key);
+                self.remove(key);
                 Reply::Int(i64::from(existed))
             }
             Cmd::Incr { key } => self.incr(key, now_ns),
@@ -121,7 +136,7 @@ impl Store {
             },
             Cmd::DelIfEq { key, value } => match self.live(key, now_ns) {
                 Some(e) if e.value == value => {
-                    self.entries.remove(&key);
+                    self.remove(key);
                     Reply::Int(1)
                 }
                 _ => Reply::Int(0),

@@ -10,6 +10,7 @@ mod mutual_exclusion;
 mod stale_write;
 mod token_monotonic;
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -182,6 +183,36 @@ pub fn check_lock<M, O: Observation>(h: &History<M, O>, setup: &LockSetup) -> Ve
     ]
 }
 
+/// Per-node values, indexed by node: what a checker keeps per node when it only looks values
+/// up (a `BTreeMap<NodeId, T>` costs a tree walk, and an allocation per insert, on every
+/// fact). It grows to the nodes it is asked about; a node never written reads as the default.
+pub(crate) struct NodeTable<T>(Vec<T>);
+
+impl<T: Default> NodeTable<T> {
+    pub fn new() -> Self {
+        NodeTable(Vec::new())
+    }
+
+    pub fn get_mut(&mut self, node: NodeId) -> &mut T {
+        let i = node.index();
+        if self.0.len() <= i {
+            self.0.resize_with(i + 1, T::default);
+        }
+        &mut self.0[i]
+    }
+
+    /// Every node's value, in node order (nodes never written included, with the default).
+    pub fn into_entries(self) -> impl Iterator<Item = (NodeId, T)> {
+        self.0.into_iter().enumerate().map(|(i, v)| (NodeId(i as u32), v))
+    }
+}
+
+impl<T: Default + Copy> NodeTable<T> {
+    pub fn get(&self, node: NodeId) -> T {
+        self.0.get(node.index()).copied().unwrap_or_default()
+    }
+}
+
 /// A lock fact with where and when it happened.
 pub(crate) struct Fact<'h> {
     pub index: usize,
@@ -193,7 +224,9 @@ pub(crate) struct Fact<'h> {
 /// The lock facts of a history, in order, and who owns each lease value.
 pub(crate) struct LockFacts<'h> {
     pub all: Vec<Fact<'h>>,
-    pub lease_owner: BTreeMap<u64, NodeId>,
+    /// Built on first use: only a violation's or an objection's message names an owner, and
+    /// most runs never ask, while building it costs a sort of every acquisition attempt.
+    lease_owner: OnceCell<BTreeMap<u64, NodeId>>,
 }
 
 impl<'h> LockFacts<'h> {
@@ -209,20 +242,23 @@ impl<'h> LockFacts<'h> {
                 })
             })
             .collect();
-        let lease_owner = all
-            .iter()
-            .filter_map(|f| match f.obs {
-                LockObs::AcquireStarted { lease, .. } => Some((*lease, f.node)),
-                _ => None,
-            })
-            .collect();
-        LockFacts { all, lease_owner }
+        LockFacts {
+            all,
+            lease_owner: OnceCell::new(),
+        }
     }
 
     /// "client-1", or "an unknown owner" for a lease no client started.
     pub fn owner_name<'n, M, O>(&self, h: &'n History<M, O>, lease: u64) -> &'n str {
-        self.lease_owner
-            .get(&lease)
-            .map_or("an unknown owner", |n| h.names.of(*n))
+        let owners = self.lease_owner.get_or_init(|| {
+            self.all
+                .iter()
+                .filter_map(|f| match f.obs {
+                    LockObs::AcquireStarted { lease, .. } => Some((*lease, f.node)),
+                    _ => None,
+                })
+                .collect()
+        });
+        owners.get(&lease).map_or("an unknown owner", |n| h.names.of(*n))
     }
 }

@@ -5,15 +5,13 @@
 //! reaches the deadline — later than planned if it was suspended), loss detected, or its
 //! crash (a dead process holds nothing).
 
-use std::collections::BTreeMap;
-
 use crate::history::{History, What};
 use crate::ids::NodeId;
 use crate::lock_obs::LockObs;
 use crate::node::Observation;
 use crate::time::fmt_secs;
 
-use super::{LockFacts, LockSetup, Status, Violation};
+use super::{LockFacts, LockSetup, NodeTable, Status, Violation};
 
 struct Segment {
     client: NodeId,
@@ -23,7 +21,13 @@ struct Segment {
 }
 
 pub(super) fn check<M, O: Observation>(h: &History<M, O>, _facts: &LockFacts, setup: &LockSetup) -> Status {
-    let mut open: BTreeMap<NodeId, Vec<(usize, u64, u64)>> = BTreeMap::new();
+    // Per client: the intervals it has open. The order in which they close does not matter,
+    // since segments are sorted by a total order below.
+    let mut open: NodeTable<Vec<(usize, u64, u64)>> = NodeTable::new();
+    let mut is_client: NodeTable<bool> = NodeTable::new();
+    for &client in &setup.clients {
+        *is_client.get_mut(client) = true;
+    }
     let mut segments = Vec::new();
     let close = |segments: &mut Vec<Segment>, client: NodeId, opened: &mut Vec<(usize, u64, u64)>, at_ns: u64| {
         for (index, start_ns, deadline_mono_ns) in opened.drain(..) {
@@ -39,10 +43,10 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, _facts: &LockFacts, se
         }
     };
     for (index, e) in h.events.iter().enumerate() {
-        if !setup.clients.contains(&e.node) {
+        if !is_client.get(e.node) {
             continue;
         }
-        let opened = open.entry(e.node).or_default();
+        let opened = open.get_mut(e.node);
         match &e.what {
             What::Observe(o) => match o.as_lock() {
                 Some(LockObs::Acquired { deadline_mono_ns, .. }) | Some(LockObs::Renewed { deadline_mono_ns }) => {
@@ -57,13 +61,14 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, _facts: &LockFacts, se
             _ => {}
         }
     }
-    for (client, mut opened) in open {
+    for (client, mut opened) in open.into_entries() {
         close(&mut segments, client, &mut opened, h.end_ns);
     }
     if segments.is_empty() {
         return Status::NotApplicable("no client ever held the lock".into());
     }
-    segments.sort_by_key(|s| (s.start_ns, s.index));
+    // `index` is unique, so the key is a total order and an unstable sort gives the one result.
+    segments.sort_unstable_by_key(|s| (s.start_ns, s.index));
     let mut active: Vec<&Segment> = Vec::new();
     for s in &segments {
         active.retain(|a| a.end_ns > s.start_ns);

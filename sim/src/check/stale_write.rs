@@ -3,35 +3,29 @@
 //! and is unexpired by the server's clock, on a quorum of the servers. Fencing alone does not
 //! guarantee this: the resource learns of a new holder only when that holder writes.
 
-use std::collections::BTreeMap;
-
 use crate::history::History;
-use crate::ids::NodeId;
 use crate::lock_obs::{ClockKind, Expiry, LockObs};
 use crate::time::{fmt_secs, fmt_signed_secs};
 
-use super::{LockFacts, LockSetup, Status, Violation};
+use super::{LockFacts, LockSetup, NodeTable, Status, Violation};
 
 pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
-    let mut keys: BTreeMap<NodeId, (u64, Option<Expiry>)> = BTreeMap::new();
+    // The lock key each server holds.
+    let mut keys: NodeTable<Option<(u64, Option<Expiry>)>> = NodeTable::new();
     // Servers that said they do not (or no longer) serve the lock, with the role they named.
-    let mut idle: BTreeMap<NodeId, &str> = BTreeMap::new();
+    let mut idle: NodeTable<Option<&str>> = NodeTable::new();
     let mut writes = 0;
     for f in &facts.all {
         if setup.servers.contains(&f.node) && !matches!(f.obs, LockObs::WriteApplied { .. }) {
             match f.obs {
                 LockObs::KeySet { lease, expiry } | LockObs::KeyExtended { lease, expiry } => {
-                    keys.insert(f.node, (*lease, *expiry));
+                    *keys.get_mut(f.node) = Some((*lease, *expiry));
                 }
                 LockObs::KeyDeleted { .. } | LockObs::KeyExpired { .. } => {
-                    keys.remove(&f.node);
+                    *keys.get_mut(f.node) = None;
                 }
                 LockObs::RoleChanged { authoritative, role } => {
-                    if *authoritative {
-                        idle.remove(&f.node);
-                    } else {
-                        idle.insert(f.node, role);
-                    }
+                    *idle.get_mut(f.node) = if *authoritative { None } else { Some(role) };
                 }
                 _ => {}
             }
@@ -44,10 +38,10 @@ pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetu
         let mut agree = 0;
         let mut objection = None;
         for &server in &setup.servers {
-            let verdict = match keys.get(&server) {
-                _ if idle.contains_key(&server) => Err(format!("does not serve the lock ({})", idle[&server])),
+            let verdict = match keys.get(server) {
+                _ if let Some(role) = idle.get(server) => Err(format!("does not serve the lock ({role})")),
                 None => Err("has no lock key".to_string()),
-                Some((held, _)) if held != lease => Err(format!("has the key for {}", facts.owner_name(h, *held))),
+                Some((held, _)) if held != *lease => Err(format!("has the key for {}", facts.owner_name(h, held))),
                 Some((_, Some(e))) => {
                     let now = match e.clock {
                         ClockKind::Wall => h.clock(server).wall_at(f.t_ns),

@@ -1,0 +1,323 @@
+//! proptest strategies for fault plans: the library side of exploration, for a user's own
+//! property tests.
+//!
+//! [`plans`] generates *structured* plans — a list of fault entries drawn from a
+//! [`FaultSpace`]'s kinds, nodes and limits, and clock rates — not seeds. So proptest's own
+//! shrinking minimises a failing plan the way a person would: fewer entries, an earlier kind
+//! (in [`FaultKind`] order: a pause before a crash before a partition...), the first node,
+//! smaller magnitudes (shorter pauses, downtimes, cuts and delays, smaller jumps, drifts and
+//! loss), a time trigger before an `after` trigger, earlier times, earlier events in the
+//! node's list and the first occurrence.
+//!
+//! A strategy needs only a [`PlanShape`]: the nodes with their roles, the events each records
+//! (what an `after` may name), the run's length and the entries every plan starts with. A
+//! scenario gives one ([`PlanShape::of`]); a protocol defined outside the crates builds its
+//! own ([`PlanShape::new`] and [`PlanShape::node`]), and [`FaultSpace::defaults_for`] gives
+//! its default fault space.
+//!
+//! ```no_run
+//! use locksim::proptest::prelude::*;
+//! use locksim::{Invariant, PlanShape};
+//!
+//! let (scenario, space) = locksim::load::parse_with_space("s.toml", "...").unwrap();
+//! let shape = PlanShape::of(&scenario);
+//! proptest!(|(plan in locksim::plans(&shape, &space))| {
+//!     let verdicts = locksim::check(&scenario, &plan, 1);
+//!     prop_assert!(locksim::violation(&verdicts, Invariant::FencingOrder).is_none());
+//! });
+//! ```
+
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::select;
+use proptest::strategy::{BoxedStrategy, Just, Union};
+
+use locksim_protocols::{Role, Scenario};
+use locksim_sim::clock::{DRIFT_PPM_MAX, DRIFT_PPM_MIN};
+use locksim_sim::{FaultAction, FaultEntry, Names, NodeId, Trigger};
+
+use super::plan::Plan;
+use super::space::{FaultKind, FaultSpace};
+
+const MS: u64 = 1_000_000;
+
+/// One node of a [`PlanShape`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapeNode {
+    pub name: String,
+    /// Decides which kinds strike it by default ([`FaultSpace::defaults_for`]).
+    pub role: Role,
+    /// The events it records: what a fault's `after` on it may name. A node that records
+    /// none is struck `after` a client's event instead.
+    pub events: Vec<String>,
+}
+
+/// What a plan strategy needs to know about a world.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanShape {
+    /// The world's nodes, in `NodeId` order.
+    pub nodes: Vec<ShapeNode>,
+    /// The nodes a `failover` may name (primaries with a replica).
+    pub failover_targets: Vec<String>,
+    /// The run's length: time triggers fall in its first three quarters.
+    pub duration_ms: u64,
+    /// The entries every plan starts with (a scenario's own `[[fault]]`s).
+    pub base: Plan,
+}
+
+impl PlanShape {
+    /// The shape of a scenario: its protocol's nodes and events, and its own faults as the
+    /// start of every plan.
+    pub fn of(s: &Scenario) -> Self {
+        PlanShape {
+            nodes: s
+                .protocol
+                .topology()
+                .into_iter()
+                .map(|(name, role)| ShapeNode {
+                    name,
+                    role,
+                    events: s.protocol.events(role).iter().map(|e| e.to_string()).collect(),
+                })
+                .collect(),
+            failover_targets: s.protocol.failover_targets(),
+            duration_ms: s.duration_ns / MS,
+            base: Plan::of(s),
+        }
+    }
+
+    /// An empty shape for a run of `duration_ms`, to add nodes to.
+    pub fn new(duration_ms: u64) -> Self {
+        PlanShape {
+            nodes: Vec::new(),
+            failover_targets: Vec::new(),
+            duration_ms,
+            base: Plan::default(),
+        }
+    }
+
+    /// Adds the next node (its `NodeId` is its position).
+    pub fn node(mut self, name: &str, role: Role, events: &[&str]) -> Self {
+        self.nodes.push(ShapeNode {
+            name: name.to_string(),
+            role,
+            events: events.iter().map(|e| e.to_string()).collect(),
+        });
+        self
+    }
+
+    /// The node called `name`.
+    pub fn find(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
+    }
+
+    /// The nodes' names, for rendering plans ([`Plan::to_toml`]).
+    pub fn names(&self) -> Names {
+        Names::new(self.nodes.iter().map(|n| n.name.clone()).collect())
+    }
+}
+
+/// One generated entry: a fault, or a node's clock rate for the whole run.
+#[derive(Clone, Debug)]
+enum Entry {
+    Fault(FaultEntry),
+    Drift(NodeId, i32),
+}
+
+/// Plans over `shape` within `space`: the shape's base entries followed by 1 to
+/// `space.max_faults` entries (none when `max_faults` is 0), each of a kind of the space, on
+/// one of that kind's nodes, at most as hard as its limit. Half the entries fire at a true time
+/// in the run's first three quarters, half right after the `nth` (1 to 3) occurrence of an event
+/// the struck node records (of a client's, if it records none). Every value is a whole
+/// millisecond, so a plan renders to a scenario file exactly.
+///
+/// Panics if the space names a node the shape does not have, or leaves nothing to generate.
+pub fn plans(shape: &PlanShape, space: &FaultSpace) -> impl Strategy<Value = Plan> + use<> {
+    let base = shape.base.clone();
+    let extra = if space.max_faults == 0 {
+        Just(Vec::new()).boxed()
+    } else {
+        vec(entries(shape, space), 1..=space.max_faults as usize).boxed()
+    };
+    extra.prop_map(move |entries| {
+        let mut plan = base.clone();
+        for entry in entries {
+            match entry {
+                Entry::Fault(f) => plan.faults.push(f),
+                Entry::Drift(node, ppm) => plan.drifts.push((node, ppm)),
+            }
+        }
+        plan
+    })
+}
+
+/// One entry of any kind of the space, earlier kinds first.
+fn entries(shape: &PlanShape, space: &FaultSpace) -> BoxedStrategy<Entry> {
+    let mut kinds = Vec::new();
+    for (&kind, limits) in &space.kinds {
+        for node in &limits.nodes {
+            assert!(
+                node.index() < shape.nodes.len(),
+                "the fault space's {kind} names node {} but the plan shape has {} nodes",
+                node.0,
+                shape.nodes.len()
+            );
+        }
+        let per_node: Vec<BoxedStrategy<Entry>> = limits
+            .nodes
+            .iter()
+            .filter_map(|&node| entry(shape, kind, node, limits.max))
+            .collect();
+        if !per_node.is_empty() {
+            kinds.push(Union::new(per_node).boxed());
+        }
+    }
+    assert!(
+        !kinds.is_empty(),
+        "the fault space has no kind with a node it can strike"
+    );
+    Union::new(kinds).boxed()
+}
+
+fn signed(negative: bool, magnitude: u64) -> i64 {
+    if negative {
+        -(magnitude as i64)
+    } else {
+        magnitude as i64
+    }
+}
+
+/// Entries of `kind` striking `node`, at most `max` hard; `None` where the kind cannot strike
+/// it (a partition or a delay needs a second node).
+fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<BoxedStrategy<Entry>> {
+    let trigger = trigger(shape, node);
+    let magnitude = 1..=max.max(1);
+    let others: Vec<NodeId> = (0..shape.nodes.len() as u32)
+        .map(NodeId)
+        .filter(|n| *n != node)
+        .collect();
+    let fault = |trigger: Trigger, action: FaultAction| Entry::Fault(FaultEntry { trigger, action });
+    Some(match kind {
+        FaultKind::Pause | FaultKind::Suspend => (trigger, magnitude)
+            .prop_map(move |(t, ms)| {
+                let action = FaultAction::Pause {
+                    node,
+                    duration_ns: ms * MS,
+                    suspend: kind == FaultKind::Suspend,
+                };
+                fault(t, action)
+            })
+            .boxed(),
+        FaultKind::Crash => (trigger, 0..=max)
+            .prop_map(move |(t, ms)| {
+                let action = FaultAction::Crash {
+                    node,
+                    restart_after_ns: Some(ms * MS),
+                };
+                fault(t, action)
+            })
+            .boxed(),
+        FaultKind::Partition => {
+            if others.is_empty() {
+                return None;
+            }
+            // The struck node, with about a quarter of the others, cut from the rest.
+            let joins = vec(proptest::bool::weighted(0.25), others.len());
+            (trigger, joins, proptest::bool::weighted(0.2), magnitude)
+                .prop_map(move |(t, joins, one_way, ms)| {
+                    let mut side = vec![node];
+                    let mut rest = Vec::new();
+                    for (&other, join) in others.iter().zip(joins) {
+                        if join { side.push(other) } else { rest.push(other) }
+                    }
+                    if rest.is_empty() {
+                        rest.push(side.pop().expect("two nodes at least"));
+                    }
+                    let action = FaultAction::Partition {
+                        groups: vec![side, rest],
+                        one_way,
+                        heal_after_ns: Some(ms * MS),
+                    };
+                    fault(t, action)
+                })
+                .boxed()
+        }
+        FaultKind::ClockJump => (trigger, any::<bool>(), magnitude)
+            .prop_map(move |(t, back, ms)| {
+                let action = FaultAction::ClockJump {
+                    node,
+                    by_ns: signed(back, ms) * MS as i64,
+                };
+                fault(t, action)
+            })
+            .boxed(),
+        FaultKind::Drift => (any::<bool>(), magnitude)
+            .prop_map(move |(slow, ppm)| {
+                let ppm = signed(slow, ppm).clamp(i64::from(DRIFT_PPM_MIN), i64::from(DRIFT_PPM_MAX));
+                Entry::Drift(node, ppm as i32)
+            })
+            .boxed(),
+        FaultKind::Delay => {
+            if others.is_empty() {
+                return None;
+            }
+            (trigger, select(others), 1..=2_000u64, magnitude)
+                .prop_map(move |(t, to, window_ms, extra_ms)| {
+                    let action = FaultAction::Delay {
+                        from: node,
+                        to,
+                        window_ns: window_ms * MS,
+                        extra_ns: extra_ms * MS,
+                    };
+                    fault(t, action)
+                })
+                .boxed()
+        }
+        FaultKind::Loss => (trigger, 1..=max.clamp(1, 1_000_000), 1..=10_000u64)
+            .prop_map(move |(t, ppm, window_ms)| {
+                let action = FaultAction::Loss {
+                    from: Some(node),
+                    to: None,
+                    ppm: ppm as u32,
+                    window_ns: Some(window_ms * MS),
+                    duplicate: false,
+                };
+                fault(t, action)
+            })
+            .boxed(),
+        FaultKind::Failover => trigger
+            .prop_map(move |t| fault(t, FaultAction::Failover { node }))
+            .boxed(),
+    })
+}
+
+/// When an entry striking `node` fires: at a true time in the run's first three quarters, or
+/// right after the 1st to 3rd occurrence of an event `node` records (of a client's, if it
+/// records none) — the swarm generator's trick for narrow windows such as "between the read
+/// and the write".
+fn trigger(shape: &PlanShape, node: NodeId) -> BoxedStrategy<Trigger> {
+    let at = (0..=shape.duration_ms * 3 / 4).prop_map(|ms| Trigger::At { at_ns: ms * MS });
+    let own = &shape.nodes[node.index()];
+    let watched: Vec<(NodeId, &ShapeNode)> = if own.events.is_empty() {
+        (0..shape.nodes.len() as u32)
+            .map(NodeId)
+            .map(|n| (n, &shape.nodes[n.index()]))
+            .filter(|(_, n)| n.role == Role::Client && !n.events.is_empty())
+            .collect()
+    } else {
+        vec![(node, own)]
+    };
+    if watched.is_empty() {
+        return at.boxed();
+    }
+    let after = Union::new(watched.into_iter().map(|(watched, n)| {
+        (select(n.events.clone()), 1..=3u32)
+            .prop_map(move |(event, nth)| Trigger::After {
+                node: watched,
+                event,
+                nth,
+            })
+            .boxed()
+    }));
+    Union::new([at.boxed(), after.boxed()]).boxed()
+}

@@ -1,0 +1,172 @@
+//! The library API for a user's own property tests (README: "Using locksim from your own
+//! tests"): `locksim::plans` generates structured fault plans that proptest shrinks, and
+//! `locksim::check` runs a scenario under one and judges it.
+//!
+//! Every runner here has a fixed seed and no failure persistence: the cases are the same on
+//! every run and nothing is written into the repository.
+
+use std::sync::LazyLock;
+
+use locksim::proptest::prelude::*;
+use locksim::proptest::test_runner::{Config, RngSeed, TestError, TestRunner};
+use locksim::sim::{FaultAction, Trigger};
+use locksim::{FaultKind, FaultSpace, Invariant, Plan, PlanShape, Role, Scenario};
+
+/// Single Redis, INCR fencing tokens, a strictly fenced resource, and the scenario's own GC
+/// pause after the read (Kleppmann's story, with the fix).
+const FENCED: &str = r#"
+name = "fenced"
+description = "INCR tokens and a strict resource"
+seed = 1
+duration_ms = 30000
+
+[protocol]
+kind = "single-redis"
+clients = 2
+ttl_ms = 5000
+work_ms = 500
+deadline_check = "once"
+fencing_tokens = "incr"
+
+[resource]
+fencing = "strict"
+
+[[fault]]
+kind = "pause"
+node = "client-0"
+after = "read_done"
+duration_ms = 8000
+"#;
+
+/// The known-wrong variant: the lease is checked once, before the work, and the resource
+/// checks no token.
+const CHECKED_ONCE: &str = r#"
+name = "checked-once"
+description = "deadline checked once, no fencing"
+seed = 1
+duration_ms = 30000
+
+[protocol]
+kind = "single-redis"
+clients = 2
+ttl_ms = 5000
+work_ms = 500
+deadline_check = "once"
+
+[explore]
+faults = ["pause", "crash", "partition", "clock_jump"]
+max_faults = 3
+"#;
+
+fn load(text: &str) -> (Scenario, FaultSpace) {
+    locksim::load::parse_with_space("(test)", text).expect("the test scenario loads")
+}
+
+fn config(cases: u32) -> Config {
+    Config {
+        cases,
+        failure_persistence: None,
+        rng_seed: RngSeed::Fixed(6),
+        ..Config::default()
+    }
+}
+
+/// The number of entries `plan` adds to the scenario's own.
+fn added(plan: &Plan, scenario: &Scenario) -> usize {
+    plan.size() - scenario.faults.entries.len()
+}
+
+static FENCED_RUN: LazyLock<(Scenario, FaultSpace)> = LazyLock::new(|| load(FENCED));
+
+// The README's example: a property of a correct configuration, for every generated plan.
+proptest! {
+    #![proptest_config(config(64))]
+
+    #[test]
+    fn fenced_resource_never_accepts_a_lower_token(
+        plan in locksim::plans(&PlanShape::of(&FENCED_RUN.0), &FENCED_RUN.1),
+    ) {
+        let verdicts = locksim::check(&FENCED_RUN.0, &plan, 1);
+        if let Some(v) = locksim::violation(&verdicts, Invariant::FencingOrder) {
+            prop_assert!(false, "fencing_order violated: {}", v.why);
+        }
+    }
+}
+
+#[test]
+fn the_wrong_variant_is_falsified_and_shrinks_to_one_entry() {
+    let (scenario, space) = load(CHECKED_ONCE);
+    let shape = PlanShape::of(&scenario);
+    let mut runner = TestRunner::new(config(64));
+    let result = runner.run(&locksim::plans(&shape, &space), |plan| {
+        let verdicts = locksim::check(&scenario, &plan, 1);
+        prop_assert!(locksim::violation(&verdicts, Invariant::StaleWrite).is_none());
+        Ok(())
+    });
+    let minimal = match result {
+        Err(TestError::Fail(_, plan)) => plan,
+        other => panic!("proptest did not falsify stale_write: {other:?}"),
+    };
+    eprintln!("minimal plan:\n{}", minimal.to_toml(&shape.names()));
+    assert_eq!(added(&minimal, &scenario), 1, "{minimal:?}");
+    // The minimal plan is a lone pause of a client: the GC pause the story is about.
+    let FaultAction::Pause { node, .. } = &minimal.faults[0].action else {
+        panic!("not a pause: {minimal:?}");
+    };
+    assert_eq!(shape.nodes[node.index()].role, Role::Client);
+    // And it replays: the same plan and seed violate the invariant again.
+    let verdicts = locksim::check(&scenario, &minimal, 1);
+    assert!(locksim::violation(&verdicts, Invariant::StaleWrite).is_some());
+}
+
+#[test]
+fn plans_stay_inside_the_space_and_keep_the_scenarios_own_faults() {
+    let (scenario, mut space) = load(FENCED);
+    space.kinds.get_mut(&FaultKind::Pause).expect("pauses are on").max = 700;
+    let shape = PlanShape::of(&scenario);
+    let mut runner = TestRunner::new(config(256));
+    runner
+        .run(&locksim::plans(&shape, &space), |plan| {
+            prop_assert_eq!(&plan.faults[..1], &scenario.faults.entries[..]);
+            let extra = added(&plan, &scenario);
+            prop_assert!((1..=space.max_faults as usize).contains(&extra));
+            for entry in &plan.faults[1..] {
+                match &entry.trigger {
+                    Trigger::At { at_ns } => prop_assert!(*at_ns <= shape.duration_ms * 3 / 4 * 1_000_000),
+                    Trigger::After { node, event, nth } => {
+                        prop_assert!(shape.nodes[node.index()].events.contains(event));
+                        prop_assert!((1..=3).contains(nth));
+                    }
+                }
+                if let FaultAction::Pause {
+                    node,
+                    duration_ns,
+                    suspend: false,
+                } = &entry.action
+                {
+                    prop_assert!(space.kinds[&FaultKind::Pause].nodes.contains(node));
+                    prop_assert!((1_000_000..=700_000_000).contains(duration_ns));
+                }
+            }
+            Ok(())
+        })
+        .expect("every plan is inside the space");
+}
+
+#[test]
+fn a_shape_built_by_hand_matches_the_scenarios() {
+    use locksim::sim::lock_obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
+    let (scenario, _) = load(CHECKED_ONCE);
+    let mut by_hand = PlanShape::new(30_000)
+        .node("client-0", Role::Client, CLIENT_EVENTS)
+        .node("client-1", Role::Client, CLIENT_EVENTS)
+        .node("server-0", Role::Server, SERVER_EVENTS)
+        .node("resource", Role::Resource, RESOURCE_EVENTS);
+    by_hand.base = Plan::of(&scenario);
+    assert_eq!(by_hand, PlanShape::of(&scenario));
+    assert_eq!(by_hand.find("server-0"), Some(locksim::sim::NodeId(2)));
+    assert_eq!(
+        FaultSpace::defaults_for(&by_hand),
+        FaultSpace::defaults(&scenario.protocol)
+    );
+}
