@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::load::load_file;
-use crate::render::{Marks, lanes, mermaid};
+use crate::render::{Marks, lanes, mermaid, svg};
 use crate::report::RunReport;
 use crate::timeline::{TimelineMode, render_run};
 use crate::trace_file::{self, Replay};
@@ -36,6 +36,9 @@ enum View {
     Text,
     /// A Mermaid sequence diagram (the content of a ```mermaid block, or a .mmd file).
     Mermaid,
+    /// The same sequence diagram as a standalone SVG picture (a .svg file): it opens in any
+    /// browser or image viewer, without Mermaid, and shows true time beside every row.
+    Svg,
 }
 
 /// Mermaid's default `maxTextSize`: over it, Mermaid (and so GitHub) draws an error instead.
@@ -56,6 +59,7 @@ impl View {
                 }
                 diagram
             }
+            View::Svg => svg(events, marks),
         }
     }
 }
@@ -77,11 +81,11 @@ enum Command {
         /// How much of the run the text timeline shows.
         #[arg(long, value_enum, default_value = "compact")]
         timeline: TimelineMode,
-        /// Print only this view of the run (no verdicts): `mermaid` to redirect into a file.
+        /// Print only this view of the run (no verdicts): `mermaid` or `svg` to redirect into a file.
         #[arg(long, value_enum, conflicts_with_all = ["format", "timeline"])]
         render: Option<View>,
     },
-    /// Render a trace as a lane timeline or a Mermaid sequence diagram.
+    /// Render a trace as a lane timeline, or a sequence diagram in Mermaid or SVG.
     Render {
         /// A trace written by `run --trace`.
         trace: PathBuf,

@@ -217,6 +217,35 @@ fn other_impossible_values() {
     }
 }
 
+/// Redlock's own rules: a majority of an odd number of masters, and no fencing token of its
+/// own (Kleppmann's point) — tokens only from a separate counter.
+#[test]
+fn redlock_rejects_an_even_server_count_and_incr_tokens() {
+    let base = "name = \"x\"\nduration_ms = 60000\n\n[protocol]\nkind = \"redlock\"\nttl_ms = 10000\n";
+    rejects(
+        "redlock-even.toml",
+        &format!("{base}servers = 4\n"),
+        &[":7:", "key `protocol.servers`", "must be odd (got 4)"],
+    );
+    rejects(
+        "redlock-incr.toml",
+        &format!("{base}fencing_tokens = \"incr\"\n"),
+        &[
+            ":7:",
+            "key `protocol.fencing_tokens`",
+            "unknown value \"incr\"",
+            "\"none\", \"counter\"",
+        ],
+    );
+    // The same base with an odd count and counter tokens is fine: the two errors are the knobs'.
+    let path = write(
+        "redlock-ok.toml",
+        &format!("{base}servers = 3\nfencing_tokens = \"counter\"\n"),
+    );
+    let o = common::locksim(&["run", path.to_str().unwrap(), "--timeline", "none"]);
+    assert_ne!(o.status.code(), Some(2), "{}", common::stderr(&o));
+}
+
 #[test]
 fn bad_traces_and_arguments_exit_2() {
     let not_json = write("not-a-trace.json", "{ nope");

@@ -4,8 +4,8 @@
 
 mod common;
 
-use locksim::load::load_file;
-use locksim::protocols::run;
+use locksim::load::{load_file, parse_scenario};
+use locksim::protocols::{Scenario, run};
 use locksim::sim::{Invariant, Level, Status};
 use serde_json::Value;
 
@@ -15,8 +15,11 @@ struct Run {
 }
 
 fn run_story(rel: &str, seed: u64) -> Run {
-    let s = load_file(&common::scenario(rel)).unwrap().scenario;
-    let o = run(&s, seed, Level::Full);
+    run_scenario(&load_file(&common::scenario(rel)).unwrap().scenario, seed)
+}
+
+fn run_scenario(s: &Scenario, seed: u64) -> Run {
+    let o = run(s, seed, Level::Full);
     Run {
         verdicts: o.verdicts.into_iter().map(|v| (v.invariant, v.status)).collect(),
         events: o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
@@ -54,6 +57,11 @@ fn t(e: &Value) -> u64 {
     e["t_ns"].as_u64().unwrap()
 }
 
+fn mono(e: &Value) -> u64 {
+    e["mono_ns"].as_u64().unwrap()
+}
+
+const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
 
 #[test]
@@ -344,6 +352,24 @@ fn clock_jump_gives_two_clients_a_majority_each() {
     let r = run_story("redlock/clock-jump.toml", 1);
     let first = r.first("client-0", "acquired");
     assert_eq!(first["servers"], 0b00111, "client-0 holds {{0,1,2}}");
+    // The Redis documentation's validity, from the trace's own clocks: elapsed runs on
+    // client-0's monotonic clock from sending the SETs (acquire_started) to deciding
+    // (acquired); server-3 and server-4 never answer, so it waits out the 50 ms per-node
+    // timeout. ttl 10000 ms, drift 10000 / 100 + 2 = 102 ms: 10000 - 50 - 102 = 9848 ms.
+    let started = r
+        .all("client-0", "acquire_started")
+        .into_iter()
+        .rfind(|e| t(e) <= t(first))
+        .unwrap();
+    let elapsed_ns = mono(first) - mono(started);
+    assert_eq!(elapsed_ns, 50 * MS, "elapsed is the per-node timeout");
+    let (ttl_ns, drift_ns) = (10_000 * MS, 10_000 * MS / 100 + 2 * MS);
+    assert_eq!(first["validity_ns"].as_u64(), Some(ttl_ns - elapsed_ns - drift_ns));
+    assert_eq!(first["validity_ns"], 9_848_000_000u64);
+    assert_eq!(
+        first["deadline_mono_ns"].as_u64(),
+        Some(mono(started) + ttl_ns - drift_ns)
+    );
     let jump = r.first("server-2", "clock_jump");
     let expired = r.first("server-2", "key_expired");
     assert_eq!(t(expired), t(jump), "the forward jump expires the key at once");
@@ -434,5 +460,166 @@ fn a_delayed_restart_keeps_the_server_out_longer_than_the_ttl() {
         acquired_by_1
             .iter()
             .all(|a| a["servers"].as_u64().unwrap() & 0b100 == 0 || t(a) > t(roles[1]))
+    );
+}
+
+/// Split brain under a partition: the old primary, alive and cut off with client-0, keeps
+/// granting after replica-0's promotion; the demotion it missed is sent again until it lands
+/// (Sentinel's 10 s polling), so after the heal server-0 is demoted and grants nothing more.
+#[test]
+fn a_partitioned_primary_grants_until_the_heal_then_is_demoted() {
+    const DEMOTION: &str = "+switch-master: the sender is the primary now";
+    for seed in 0..100 {
+        let r = run_story("failover/failover-partitioned-primary.toml", seed);
+        let promoted = r
+            .all("replica-0", "role_changed")
+            .into_iter()
+            .find(|e| e["authoritative"] == true)
+            .unwrap_or_else(|| panic!("seed {seed}: replica-0 is promoted"));
+        let heal = r.first("network", "heal");
+        assert_eq!((t(promoted), t(heal)), (5 * S, 30 * S), "seed {seed}");
+        // Both primaries grant during the partition.
+        let old_grants: Vec<&Value> = r.all("server-0", "key_set");
+        assert!(
+            old_grants.iter().any(|e| t(e) > t(promoted) && t(e) < t(heal)),
+            "seed {seed}: server-0 still grants after the promotion"
+        );
+        assert!(
+            r.all("replica-0", "key_set")
+                .iter()
+                .any(|e| t(e) > t(promoted) && t(e) < t(heal)),
+            "seed {seed}: the promoted replica grants too"
+        );
+        let overlap = r.violated_at(Invariant::MutualExclusion);
+        assert!(
+            t(overlap) < t(heal),
+            "seed {seed}: the two holders are the split brain's, not the heal's"
+        );
+        // After the heal server-0 takes the demotion, and grants nothing afterwards.
+        let demoted = r.all("server-0", "role_changed");
+        assert_eq!(demoted.len(), 1, "seed {seed}: demoted once");
+        let demoted = demoted[0];
+        assert_eq!(demoted["authoritative"], false);
+        assert!(
+            t(demoted) > t(heal) && t(demoted) < t(heal) + 11 * S,
+            "seed {seed}: demoted within one re-send period of the heal, at {}",
+            t(demoted)
+        );
+        assert!(
+            r.events.iter().all(|e| e["node"] != "server-0"
+                || !["key_set", "key_extended"].contains(&e["kind"].as_str().unwrap())
+                || t(e) < t(demoted)),
+            "seed {seed}: server-0 grants nothing once demoted"
+        );
+        // The demotion went out at the promotion and every 10 s after it, and stopped once
+        // server-0 answered.
+        let resent: Vec<u64> = r
+            .all("replica-0", "send")
+            .iter()
+            .filter(|e| e["to"] == "server-0" && e["msg"] == DEMOTION)
+            .map(|e| t(e))
+            .collect();
+        let expected: Vec<u64> = (0..4).map(|i| t(promoted) + i * 10 * S).collect();
+        assert_eq!(resent, expected, "seed {seed}: re-sent until acknowledged");
+        // client-0 missed `+switch-master` behind the partition; refused `READONLY` by the
+        // demoted server-0, it learns the new primary and holds the lock there again.
+        let leases_on_new: Vec<&Value> = r
+            .all("replica-0", "key_set")
+            .into_iter()
+            .filter(|e| t(e) > t(demoted))
+            .collect();
+        assert!(
+            r.all("client-0", "acquired")
+                .iter()
+                .any(|a| t(a) > t(demoted) && leases_on_new.iter().any(|k| k["lease"] == a["lease"])),
+            "seed {seed}: client-0 acquires on replica-0 after server-0's demotion"
+        );
+    }
+}
+
+/// `everysec` forgets only what the last second wrote: the key client-0 set just before the
+/// crash is lost (crash-persistence-everysec), but the same crash three seconds later finds
+/// it on disk — where `persistence = "none"` loses it all the same.
+#[test]
+fn everysec_loses_the_last_second_and_keeps_what_was_synced() {
+    let rel = "redlock/crash-persistence-everysec.toml";
+    let text = std::fs::read_to_string(common::scenario(rel)).unwrap();
+    let lost_in_crash = |r: &Run| {
+        r.all("server-2", "key_deleted")
+            .iter()
+            .filter(|e| e["cause"] == "crash")
+            .count()
+    };
+    let r = run_story(rel, 1);
+    let crash = r.first("server-2", "crash");
+    let set = r.first("server-2", "key_set");
+    assert!(t(crash) - t(set) < S, "the crash comes within the second after the SET");
+    assert_eq!(lost_in_crash(&r), 1, "the unsynced key is lost");
+    let later = text.replace("after = \"client-0:acquired\"", "after = \"client-0:deadline_checked\"");
+    for (persistence, lost) in [("everysec", 0), ("none", 1)] {
+        let variant = later.replace("\"everysec\"", &format!("{persistence:?}"));
+        let s = parse_scenario("variant.toml", &variant).unwrap();
+        let r = run_scenario(&s, 1);
+        let crash = r.first("server-2", "crash");
+        assert!(t(crash) - t(r.first("server-2", "key_set")) > 2 * S, "{persistence}");
+        assert_eq!(
+            lost_in_crash(&r),
+            lost,
+            "{persistence}: key lost in a crash 3 s after the SET"
+        );
+    }
+}
+
+/// `locksim list` documents Redlock, its knobs and their values, the replica knobs of the
+/// single-Redis model and the `failover` fault — each in its own section.
+#[test]
+fn list_shows_redlock_its_knobs_the_replica_and_the_failover_fault() {
+    let out = common::locksim(&["list"]);
+    assert!(out.status.success());
+    let text = common::stdout(&out);
+    // A protocol's section: its name line (two spaces in) and the lines below it indented
+    // further, up to the next protocol's name line.
+    let section = |name: &str| -> String {
+        let heading = format!("  {name}");
+        let mut lines = text.lines().skip_while(|l| *l != heading);
+        assert!(lines.next().is_some(), "`locksim list` lacks the {name} kind");
+        lines
+            .take_while(|l| l.starts_with("   "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let redlock = section("redlock");
+    for needle in [
+        "validity = ttl - elapsed - (ttl * drift_factor + 2 ms)",
+        "servers              integer 1..=31  (default 5)",
+        "clock_drift_factor   decimal 0..=1  (default 0.01)",
+        "per_node_timeout_ms  integer 1..=3600000  (default 50)",
+        "retry_count          integer 0..=1000000  (default 3)",
+        "retry_delay_ms",
+        "persistence          \"none\" | \"everysec\" | \"always\"  (default \"none\")",
+        "server_clock         \"wall\" | \"monotonic\"  (default \"wall\")",
+        "delayed_restart_ms   integer 0..=",
+        "fencing_tokens       \"none\" | \"counter\"",
+    ] {
+        assert!(
+            redlock.contains(needle),
+            "redlock's section lacks {needle:?}:\n{redlock}"
+        );
+    }
+    assert!(!redlock.contains("replication_lag_ms"), "Redlock has no replicas");
+    let single = section("single-redis");
+    for needle in [
+        "replicas             integer 0..=1  (default 0)",
+        "replication_lag_ms   integer 0..=",
+    ] {
+        assert!(
+            single.contains(needle),
+            "single-redis's section lacks {needle:?}:\n{single}"
+        );
+    }
+    assert!(!single.contains("per_node_timeout_ms"), "{single}");
+    assert!(
+        text.contains("\n  failover    node: promote the replica"),
+        "`locksim list` lacks the failover fault"
     );
 }

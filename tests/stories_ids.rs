@@ -148,6 +148,49 @@ fn layout_4096_distinct_increasing_ids_in_one_ms_then_a_wait_for_the_next() {
     }
 }
 
+/// `epoch_ms = 4`: each ID's 41-bit field is its generator's wall-clock ms less 4, so the ID
+/// issued at wall 10 ms says ms 6; before wall 4 ms the generator refuses.
+#[test]
+fn epoch_ms_is_millisecond_0_of_the_ids() {
+    let text = "name = \"epoch\"\nduration_ms = 20\n[protocol]\nkind = \"snowflake\"\nclients = 2\nepoch_ms = 4\n";
+    let s = parse_scenario("epoch.toml", text).unwrap();
+    let o = run(&s, 1, Level::Full);
+    let events: Vec<Value> = o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect();
+    let mut at_10 = 0;
+    for node in ["client-0", "client-1"] {
+        let ids: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["node"] == node && e["kind"] == "id_issued")
+            .collect();
+        assert!(ids.len() >= 9, "{node}: {} IDs", ids.len());
+        for e in ids {
+            let wall_ms = e["wall_ns"].as_u64().unwrap() / MS;
+            let (ms, _, _) = fields(e["id"].as_u64().unwrap());
+            assert_eq!(ms as i64, wall_ms as i64 - 4, "{node}: {e}");
+            if wall_ms == 10 {
+                assert_eq!(ms, 6);
+                at_10 += 1;
+            }
+        }
+    }
+    assert_eq!(at_10, 2, "both generators issue at wall 10 ms");
+    let refused: Vec<(i64, i64)> = events
+        .iter()
+        .filter(|e| e["kind"] == "id_refused")
+        .map(|e| {
+            assert_eq!(
+                (e["node"].as_str(), e["why"]["reason"].as_str()),
+                (Some("client-0"), Some("before_epoch"))
+            );
+            (
+                e["wall_ns"].as_i64().unwrap() / MS as i64,
+                e["why"]["wall_ms"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(refused, [(0, -4), (1, -3), (2, -2), (3, -1)]);
+}
+
 #[test]
 fn wrap_reissues_the_first_904_ids_of_the_millisecond() {
     let r = run_story("ids/sequence-wrap.toml", 1);

@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use locksim::load::load_file;
+use locksim::load::{load_file, parse_scenario};
 use locksim::protocols::run;
 use locksim::sim::{Invariant, Level, Status};
 use serde_json::Value;
@@ -114,6 +114,48 @@ fn every_instance_fires_every_slot_and_hands_it_to_the_same_worker() {
             10,
             "seed {seed}: two repeats per slot"
         );
+    }
+}
+
+/// Each instance fires by its own clock: server-1's wall clock reads 300 ms ahead and
+/// server-2's runs 1000 ppm fast, so both reach every boundary earlier in true time than
+/// server-0 — each at the moment its own clock reads the slot's start.
+#[test]
+fn each_instance_fires_when_its_own_clock_reaches_the_boundary() {
+    const PERIOD: i64 = 10_000_000_000;
+    let text = std::fs::read_to_string(common::scenario("scheduler/no-faults-same-tx.toml")).unwrap();
+    let text = format!(
+        "{text}\n[[clock]]\nnode = \"server-1\"\noffset_ms = 300\n\n[[clock]]\nnode = \"server-2\"\ndrift_ppm = 1000\n"
+    );
+    let s = parse_scenario("skewed.toml", &text).unwrap();
+    for seed in 0..SEEDS {
+        let o = run(&s, seed, Level::Full);
+        let events: Vec<Value> = o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect();
+        let mut fired: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
+        for e in events.iter().filter(|e| e["kind"] == "slot_fired") {
+            let slot = e["slot"].as_i64().unwrap();
+            let node = e["node"].as_str().unwrap();
+            assert_eq!(
+                e["wall_ns"],
+                slot * PERIOD,
+                "seed {seed}: {node} fires at its own boundary"
+            );
+            let t = e["t_ns"].as_i64().unwrap();
+            let expected = match node {
+                "server-0" => slot * PERIOD,
+                "server-1" => slot * PERIOD - 300_000_000,
+                "server-2" => (slot * PERIOD * 1_000_000).div_euclid(1_001_000),
+                other => panic!("{other} fired"),
+            };
+            assert!(
+                (expected..=expected + 1).contains(&t),
+                "seed {seed}: {node} fired slot {slot} at {t} ns, expected {expected}"
+            );
+            fired.entry(node).or_default().push(slot);
+        }
+        for node in ["server-0", "server-1", "server-2"] {
+            assert_eq!(fired[node], [1, 2, 3, 4, 5], "seed {seed}: {node}");
+        }
     }
 }
 

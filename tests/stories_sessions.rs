@@ -257,6 +257,72 @@ fn a_read_that_trusts_the_lazy_cleanup_serves_the_expired_session_until_the_clea
     }
 }
 
+fn t(e: &Value) -> i64 {
+    e["t_ns"].as_i64().unwrap()
+}
+
+/// `login_at_ms = 2000`: client-0 sends the login at 2 s and the store creates the session
+/// then; no request is served before it. With the login held back 1.5 s by the network, the
+/// requests that reach the store first find no session and are refused.
+#[test]
+fn a_login_at_2_s_creates_the_session_at_2_s_and_nothing_is_served_before_it() {
+    let base = "name = \"late-login\"\nduration_ms = 5000\n[protocol]\nkind = \"session-cas\"\nclients = 2\nlogin_at_ms = 2000\n";
+    let delayed = format!(
+        "{base}[[fault]]\nkind = \"delay\"\nfrom = \"client-0\"\nto = \"server-0\"\nat_ms = 0\nwindow_ms = 2100\nextra_ms = 1500\n"
+    );
+    for (text, held_back) in [(base.to_string(), 0), (delayed, 1_500_000_000)] {
+        let s = parse_scenario("late-login.toml", &text).unwrap();
+        for seed in 0..SEEDS {
+            let o = run(&s, seed, Level::Full);
+            let r = Run {
+                seed,
+                verdicts: o.verdicts.into_iter().map(|v| (v.invariant, v.status)).collect(),
+                events: o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
+            };
+            let login = r
+                .all("send")
+                .into_iter()
+                .find(|e| e["msg"] == "LOGIN")
+                .unwrap_or_else(|| panic!("seed {seed}: no login sent"));
+            assert_eq!((login["node"].as_str(), t(login)), (Some("client-0"), 2 * S));
+            let created = r.one("session_created");
+            let lag = t(created) - 2 * S - held_back;
+            assert!(
+                (0..=5_000_000).contains(&lag),
+                "seed {seed}: created {lag} ns after 2 s"
+            );
+            assert!(
+                r.all("request_started").iter().all(|e| t(e) > 2 * S),
+                "seed {seed}: the requests start after the login"
+            );
+            let early: Vec<&Value> = r
+                .all("session_read")
+                .into_iter()
+                .filter(|e| idx(e) < idx(created))
+                .collect();
+            for read in &early {
+                assert_eq!(read["answer"]["why"], "missing", "seed {seed}");
+                let refused = r
+                    .all("request_refused")
+                    .into_iter()
+                    .find(|e| e["node"] == format!("client-{}", read["client"]) && e["req"] == read["req"])
+                    .unwrap_or_else(|| panic!("seed {seed}: {read} not refused"));
+                assert_eq!(refused["why"], "missing");
+            }
+            assert_eq!(
+                early.is_empty(),
+                held_back == 0,
+                "seed {seed}: {} early reads",
+                early.len()
+            );
+            let served = r.served();
+            assert!(served.len() >= 4, "seed {seed}: {} served", served.len());
+            assert!(served.iter().all(|(_, read)| idx(read) > idx(created)), "seed {seed}");
+            r.held(Invariant::SessionDeadline);
+        }
+    }
+}
+
 #[test]
 fn the_session_checkers_say_not_applicable_when_nothing_was_at_stake() {
     let text = "name = \"quiet\"\nduration_ms = 5000\n[protocol]\nkind = \"session-cas\"\nlogin_at_ms = 10000\n";

@@ -40,10 +40,14 @@ pub enum Msg {
         key: Key,
         entry: Option<Entry>,
     },
-    /// Sentinel's `+switch-master`: `primary` now serves.
+    /// Sentinel's `+switch-master`: `primary` now serves. Sent to the old primary it stands for
+    /// Sentinel's `REPLICAOF`, which demotes it.
     SwitchMaster {
         primary: NodeId,
     },
+    /// The old primary's answer to a demotion: it now reports `role:slave` in its `INFO`,
+    /// which is how Sentinel learns that the reconfiguration took and stops sending it.
+    DemotionAck,
 }
 
 impl fmt::Display for Msg {
@@ -56,6 +60,7 @@ impl fmt::Display for Msg {
             Msg::Replicate { key, entry: Some(e) } => write!(f, "REPLICATE {key} := {}", e.value),
             Msg::Replicate { key, entry: None } => write!(f, "REPLICATE DEL {key}"),
             Msg::SwitchMaster { .. } => f.write_str("+switch-master: the sender is the primary now"),
+            Msg::DemotionAck => f.write_str("role:replica (the demotion took)"),
         }
     }
 }

@@ -9,17 +9,11 @@
 
 use locksim_sim::trace::TraceEvent;
 
+use super::life::{Life, Lives};
 use super::select::{Row, TimelineMode, select};
 use super::{Marks, NETWORK, nodes, secs};
 
 /// What a node's lane shows between its own events.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Life {
-    Running,
-    Paused,
-    Crashed,
-}
-
 impl Life {
     fn glyph(self) -> char {
         match self {
@@ -59,7 +53,8 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
     let heads = headings(&names);
     let lane_width = heads.iter().map(String::len).max().unwrap_or(1) + 1;
     let node_width = names.iter().map(|n| n.len()).max().unwrap_or(4).max(NETWORK.len());
-    let mut life = vec![Life::Running; names.len()];
+    // Lane states follow every event, shown or folded, so a pause reads right inside a fold.
+    let mut lives = Lives::new(events, &names);
     let lane_of = |name: &str| names.iter().position(|n| *n == name);
 
     let legend: Vec<String> = heads.iter().zip(&names).map(|(h, n)| format!("{h} {n}")).collect();
@@ -72,22 +67,6 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
         "{:>10}  {:>10}  {:>10}  {lane_heads}   {:<node_width$}  event\n",
         "true time", "local wall", "local mono", "node"
     ));
-    // Lane states follow every event, shown or folded, so a pause reads right inside a fold.
-    let mut next = 0;
-    let mut advance = |upto: usize, life: &mut Vec<Life>| {
-        while next < events.len() && events[next].index <= upto {
-            let e = &events[next];
-            if let Some(lane) = lane_of(&e.node) {
-                match e.kind.as_str() {
-                    "pause" => life[lane] = Life::Paused,
-                    "crash" => life[lane] = Life::Crashed,
-                    "resume" | "restart" => life[lane] = Life::Running,
-                    _ => {}
-                }
-            }
-            next += 1;
-        }
-    };
     let lane_text = |life: &[Life], actor: Option<(usize, char)>| -> String {
         life.iter()
             .enumerate()
@@ -105,7 +84,7 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
             Row::Event(e) => {
                 // The lane shows the state the event leaves (a pause line starts the dots), and
                 // the actor's own mark on its line.
-                advance(e.index, &mut life);
+                let life = lives.advance(e.index);
                 let ids = marks.of(e.index);
                 let glyph = if ids.is_empty() { '*' } else { '!' };
                 let actor = lane_of(&e.node).map(|lane| (lane, glyph));
@@ -122,7 +101,7 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
                 let line = format!(
                     "{:>10}  {local}  {}   {:<node_width$}  {}{mark}",
                     secs(e.t_ns as i64),
-                    lane_text(&life, actor),
+                    lane_text(life, actor),
                     e.node,
                     e.text
                 );
@@ -130,13 +109,13 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
                 out.push('\n');
             }
             Row::Folded(f) => {
-                advance(f.last_index, &mut life);
+                let life = lives.advance(f.last_index);
                 let line = format!(
                     "{:>10}  {:>10}  {:>10}  {}   {:<node_width$}  ... {} routine events from {} s to {} s ...",
                     "",
                     "",
                     "",
-                    lane_text(&life, None),
+                    lane_text(life, None),
                     "",
                     f.count,
                     secs(f.first_t_ns as i64),

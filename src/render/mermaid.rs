@@ -4,85 +4,27 @@
 //!
 //! A diagram is only useful if it stays readable, so it shows the same compact selection as
 //! the text timeline ([`mod@super::select`]): folded stretches become one note, and only messages
-//! sent or received in a step with a kept event are drawn (`messages.rs`). Consecutive
-//! events of one node's step share a note. Mermaid's grammar limits are handled in
-//! `mermaid_text.rs`; every catalogue diagram is checked with Mermaid's own parser
-//! (`tests/mermaid_parse.rs`).
-
-use std::collections::{BTreeMap, BTreeSet};
+//! sent or received in a step with a kept event are drawn (`messages.rs`); what a diagram shows
+//! is shared with the SVG view (`diagram.rs`). Consecutive events of one node's step share a
+//! note. Mermaid's grammar limits are handled in `mermaid_text.rs`; every catalogue diagram is
+//! checked with Mermaid's own parser (`tests/mermaid_parse.rs`).
 
 use locksim_sim::trace::TraceEvent;
-use serde_json::Value;
 
-use super::mermaid_text::{escape, participant_ids, short};
-use super::messages::{Arrow, Fate, Step, arrows};
-use super::select::{Fold, Row, TimelineMode, select};
-use super::{Marks, NETWORK, nodes, secs};
-
-/// Longest message text on an arrow, in characters.
-const ARROW_TEXT: usize = 48;
-/// Background of a violating event's note.
-const VIOLATION_RGB: &str = "rgb(255, 204, 204)";
-/// Background of a refused write: the protection working, worth seeing at a glance.
-const REFUSAL_RGB: &str = "rgb(255, 236, 179)";
-
-/// What the diagram draws, in trace order.
-enum Item<'a> {
-    Event(&'a TraceEvent),
-    Fold(&'a Fold),
-    Arrow(&'a Arrow),
-}
+use super::diagram::{
+    Emphasis, Item, REFUSAL_RGB, VIOLATION_RGB, arrow_label, describe, drawn_as_arrow, emphasis, fold_text, header,
+    items, network_nodes, server_count,
+};
+use super::mermaid_text::{escape, participant_ids};
+use super::messages::Fate;
+use super::{Marks, NETWORK, nodes};
 
 /// The Mermaid diagram of `events`, violations marked.
 pub fn mermaid(events: &[TraceEvent], marks: &Marks) -> String {
-    let rows = select(events, marks, TimelineMode::Compact);
     let names = nodes(events);
     let ids = participant_ids(&names);
     let id = |name: &str| names.iter().position(|n| *n == name).map(|i| ids[i].as_str());
-    let servers = names.iter().filter(|n| n.starts_with("server-")).count();
-
-    // Each kept step, with the trace index of its first kept event.
-    let mut kept: BTreeMap<Step<'_>, usize> = BTreeMap::new();
-    for r in &rows {
-        if let Row::Event(e) = r {
-            kept.entry((e.node.as_str(), e.t_ns)).or_insert(e.index);
-        }
-    }
-    let steps: BTreeSet<Step<'_>> = kept.keys().copied().collect();
-    let arrows = arrows(events, &steps);
-    let folds: Vec<&Fold> = rows
-        .iter()
-        .filter_map(|r| match r {
-            Row::Folded(f) => Some(f),
-            Row::Event(_) => None,
-        })
-        .collect();
-    // Sort keys: (trace index, 0 before / 1 at / 2 after). Events and folds sit at their index.
-    let mut items: Vec<((usize, u8), Item<'_>)> = rows
-        .iter()
-        .map(|r| match r {
-            Row::Event(e) => ((e.index, 1), Item::Event(e)),
-            Row::Folded(f) => ((f.first_index, 1), Item::Fold(f)),
-        })
-        .collect();
-    for a in &arrows {
-        // A message of a kept step can sit among hidden events (the step was cut by a fold):
-        // it goes on the side of the fold where its step's kept event is.
-        let key = match folds.iter().find(|f| (f.first_index..=f.last_index).contains(&a.at)) {
-            None => (a.at, 1),
-            Some(f) => {
-                let anchor = kept.get(&(a.anchor.0.as_str(), a.anchor.1)).copied().unwrap_or(a.at);
-                if anchor < f.first_index {
-                    (f.first_index, 0)
-                } else {
-                    (f.last_index, 2)
-                }
-            }
-        };
-        items.push((key, Item::Arrow(a)));
-    }
-    // Stable: arrows moved to one side of a fold keep their trace order.
-    items.sort_by_key(|(key, _)| *key);
+    let servers = server_count(&names);
 
     let mut out = String::from("sequenceDiagram\n");
     for (name, id) in names.iter().zip(&ids) {
@@ -94,14 +36,14 @@ pub fn mermaid(events: &[TraceEvent], marks: &Marks) -> String {
         _ => return out,
     };
     let mut note: Option<Note> = None;
-    for (_, item) in items {
+    for item in items(events, marks) {
         match item {
             Item::Event(e) => {
-                if is_message(e) && !marks.contains(e.index) {
-                    continue; // drawn as its arrow
+                if drawn_as_arrow(e, marks) {
+                    continue;
                 }
                 let over = if e.node == NETWORK {
-                    network_anchor(e, &id).unwrap_or_else(|| everyone.clone())
+                    network_over(e, &id).unwrap_or_else(|| everyone.clone())
                 } else {
                     match id(&e.node) {
                         Some(i) => i.to_string(),
@@ -130,25 +72,19 @@ pub fn mermaid(events: &[TraceEvent], marks: &Marks) -> String {
             }
             Item::Fold(f) => {
                 flush(&mut note, &mut out);
-                out.push_str(&format!(
-                    "    Note over {everyone}: … {} routine events, {} s to {} s …\n",
-                    f.count,
-                    secs(f.first_t_ns as i64),
-                    secs(f.last_t_ns as i64)
-                ));
+                out.push_str(&format!("    Note over {everyone}: {}\n", fold_text(&f)));
             }
             Item::Arrow(a) => {
                 let (Some(from), Some(to)) = (id(&a.from), id(&a.to)) else {
                     continue;
                 };
                 flush(&mut note, &mut out);
-                let text = escape(&short(&a.msg, ARROW_TEXT));
-                let line = match &a.fate {
-                    Fate::Delivered => format!("{from}->>{to}: {text}"),
-                    Fate::Dropped(reason) => format!("{from}-x{to}: {text} ({})", dropped(reason)),
-                    Fate::InFlight => format!("{from}-){to}: {text} (still in flight at the end)"),
+                let op = match &a.fate {
+                    Fate::Delivered => "->>",
+                    Fate::Dropped(_) => "-x",
+                    Fate::InFlight => "-)",
                 };
-                out.push_str(&format!("    {line}\n"));
+                out.push_str(&format!("    {from}{op}{to}: {}\n", escape(&arrow_label(&a))));
             }
         }
     }
@@ -163,11 +99,6 @@ struct Note {
     header: String,
     lines: Vec<String>,
     emphasis: Option<Emphasis>,
-}
-
-enum Emphasis {
-    Violation(String),
-    Refusal,
 }
 
 fn flush(note: &mut Option<Note>, out: &mut String) {
@@ -188,94 +119,13 @@ fn flush(note: &mut Option<Note>, out: &mut String) {
     }
 }
 
-fn is_message(e: &TraceEvent) -> bool {
-    matches!(e.kind.as_str(), "send" | "deliver" | "drop")
-}
-
-fn emphasis(e: &TraceEvent, marks: &Marks) -> Option<Emphasis> {
-    let ids = marks.of(e.index);
-    if !ids.is_empty() {
-        Some(Emphasis::Violation(ids.join(", ")))
-    } else if matches!(e.kind.as_str(), "write_refused" | "write_rejected") {
-        Some(Emphasis::Refusal)
-    } else {
-        None
-    }
-}
-
-/// True time, and a local clock where it disagrees with true time (a jump, drift, a suspend):
-/// the reader sees when the node's own clocks are what the story is about.
-fn header(e: &TraceEvent) -> String {
-    let mut h = format!("{} s", secs(e.t_ns as i64));
-    if e.node == NETWORK {
-        return h;
-    }
-    let ms = |ns: i64| ns.div_euclid(1_000_000);
-    let t = ms(e.t_ns as i64);
-    if ms(e.wall_ns) != t {
-        h.push_str(&format!(" · wall {} s", secs(e.wall_ns)));
-    }
-    if ms(e.mono_ns as i64) != t {
-        h.push_str(&format!(" · mono {} s", secs(e.mono_ns as i64)));
-    }
-    h
-}
-
-fn json(e: &TraceEvent) -> Value {
-    serde_json::from_str(&e.json).unwrap_or(Value::Null)
-}
-
-/// Network events name the nodes they concern: a failover its primary, a delay its link.
-fn network_anchor<'a>(e: &TraceEvent, id: &impl Fn(&str) -> Option<&'a str>) -> Option<String> {
-    let v = json(e);
-    let node = |key: &str| v.get(key).and_then(Value::as_str).and_then(id);
-    match e.kind.as_str() {
-        "failover" => node("primary").map(str::to_string),
-        "delay" => match (node("from"), node("to")) {
-            (Some(a), Some(b)) if a != b => Some(format!("{a},{b}")),
-            (Some(a), _) => Some(a.to_string()),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The note lines for `e`. An acquisition spells out its token, validity and — when there are
-/// several servers — which of them granted it, so a Redlock diagram shows two clients each
-/// holding a majority; everything else is the simulator's own text.
-fn describe(e: &TraceEvent, servers: usize) -> Vec<String> {
-    if e.kind != "acquired" {
-        return vec![e.text.clone()];
-    }
-    let v = json(e);
-    let lease = v.get("lease").and_then(Value::as_u64).unwrap_or_default();
-    let token = match v.get("token").and_then(Value::as_u64) {
-        Some(t) => format!("token {t}"),
-        None => "no token".to_string(),
-    };
-    let validity = v.get("validity_ns").and_then(Value::as_i64).unwrap_or_default();
-    let mut lines = vec![format!(
-        "ACQUIRED lease {:04x} · {token} · validity {} s",
-        lease >> 48,
-        secs(validity)
-    )];
-    let bits = v.get("servers").and_then(Value::as_u64).unwrap_or_default();
-    if servers > 1 {
-        let held: Vec<String> = (0..64)
-            .filter(|i| bits & (1 << i) != 0)
-            .map(|i| format!("server-{i}"))
-            .collect();
-        lines.push(format!("on {} ({} of {servers})", held.join(", "), held.len()));
-    }
-    lines
-}
-
-fn dropped(reason: &str) -> &str {
-    match reason {
-        "partition" => "cut by the partition",
-        "loss" => "lost",
-        "down" => "receiver down or restarted",
-        other => other,
+/// The participants a network event's note spans: a failover's primary, a delay's link.
+fn network_over<'a>(e: &TraceEvent, id: &impl Fn(&str) -> Option<&'a str>) -> Option<String> {
+    let (first, second) = network_nodes(e)?;
+    let a = id(&first)?;
+    match second.as_deref().and_then(id) {
+        Some(b) if b != a => Some(format!("{a},{b}")),
+        _ => Some(a.to_string()),
     }
 }
 

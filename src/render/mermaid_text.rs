@@ -23,16 +23,6 @@ pub(crate) fn escape(text: &str) -> String {
     out
 }
 
-/// `text` cut to at most `max` characters, marked with `…` when cut: arrows stay short.
-pub(crate) fn short(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
-}
-
 /// Words the sequence grammar reads as keywords where a participant id stands.
 const RESERVED: &[&str] = &[
     "activate",
@@ -99,13 +89,6 @@ mod tests {
         assert_eq!(escape("token 1 < max 5; #3"), "token 1 #lt; max 5#59; #35;3");
         assert_eq!(escape("0 -> 1\nnext"), "0 -#gt; 1 next");
         assert_eq!(escape("{0,1,2} — ok: fine"), "{0,1,2} — ok: fine");
-    }
-
-    #[test]
-    fn shortens_by_characters() {
-        assert_eq!(short("abcdef", 6), "abcdef");
-        assert_eq!(short("abcdefg", 6), "abcde…");
-        assert_eq!(short("ééééééé", 3), "éé…");
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub(crate) struct Arrow {
     /// Where the arrow stands in trace order: the delivery or drop (the send when neither
     /// happened). A sequence diagram draws a message level, so it goes where it takes effect.
     pub at: usize,
+    /// The true time of that event.
+    pub t_ns: u64,
     pub from: String,
     pub to: String,
     pub msg: String,
@@ -95,8 +97,9 @@ pub(crate) fn arrows(events: &[TraceEvent], kept: &BTreeSet<Step<'_>>) -> Vec<Ar
                 _ => continue,
             },
         };
-        let arrow = |at: usize, fate: Fate| Arrow {
+        let arrow = |at: usize, t_ns: u64, fate: Fate| Arrow {
             at,
+            t_ns,
             from: m.from.clone(),
             to: m.to.clone(),
             msg: m.msg.clone(),
@@ -104,10 +107,12 @@ pub(crate) fn arrows(events: &[TraceEvent], kept: &BTreeSet<Step<'_>>) -> Vec<Ar
             anchor: (anchor.0.to_string(), anchor.1),
         };
         if m.ends.is_empty() {
-            out.push(arrow(m.send_index, Fate::InFlight));
+            // Drawn only when its send's step is kept, so there is a send.
+            let t_ns = m.sent.map_or(0, |(_, t)| t);
+            out.push(arrow(m.send_index, t_ns, Fate::InFlight));
         }
-        for (at, _, fate) in &m.ends {
-            out.push(arrow(*at, fate.clone()));
+        for (at, (_, t_ns), fate) in &m.ends {
+            out.push(arrow(*at, *t_ns, fate.clone()));
         }
     }
     out.sort_by_key(|a| a.at);
@@ -165,6 +170,10 @@ mod tests {
                 (4, "a", "b", "hello", Fate::Delivered),
                 (5, "a", "b", "hello", Fate::Delivered),
             ]
+        );
+        assert!(
+            got.iter().all(|a| a.t_ns == events[a.at].t_ns),
+            "each at its event's time"
         );
         let kept: BTreeSet<Step<'_>> = [("a", 12)].into_iter().collect();
         let got = arrows(&events, &kept);

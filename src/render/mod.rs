@@ -1,5 +1,5 @@
-//! Views of a run for people: a timeline with a lane per node ([`mod@lanes`]) and a Mermaid
-//! sequence diagram ([`mod@mermaid`]).
+//! Views of a run for people: a timeline with a lane per node ([`mod@lanes`]), and a sequence
+//! diagram as Mermaid text ([`mod@mermaid`]) or as an SVG picture ([`mod@svg`]).
 //!
 //! Every renderer takes the erased events (`&[TraceEvent]`) and the violation marks (event
 //! index -> invariant ids), nothing else. Both come from a live run (`Outcome::trace`, the
@@ -12,15 +12,19 @@ use std::collections::BTreeMap;
 use locksim_sim::{Status, Verdict};
 use serde_json::Value;
 
+mod diagram;
 pub mod lanes;
+mod life;
 pub mod mermaid;
 mod mermaid_text;
 mod messages;
 pub mod select;
+pub mod svg;
 
 pub use lanes::lanes;
 pub use mermaid::mermaid;
 pub use select::{Fold, Row, TimelineMode, select};
+pub use svg::svg;
 
 /// Which events violate which invariants: event index -> invariant ids, in checker order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -73,6 +73,11 @@ pub struct EtcdClient {
     my_rev: i64,
     deadline_mono_ns: u64,
     watch: u64,
+    /// What the waiter watches: its predecessor's key, from the revision it was found at.
+    /// Kept so the watch can be set again on another member: a watch lives in the memory of
+    /// the member that serves the client's connection, and clientv3 re-creates it when it
+    /// reconnects elsewhere.
+    watched: Option<(String, i64)>,
     holding: bool,
     token: Option<u64>,
     read_value: u64,
@@ -99,6 +104,7 @@ impl EtcdClient {
             my_rev: 0,
             deadline_mono_ns: 0,
             watch: 0,
+            watched: None,
             holding: false,
             token: None,
             read_value: 0,
@@ -128,7 +134,7 @@ impl EtcdClient {
                 if self.keepalives_sent_ns.len() >= 2 {
                     // Two keep-alives unanswered: that member is gone; reconnect to another.
                     self.keepalives_sent_ns.clear();
-                    self.follow(None);
+                    self.follow(ctx, None);
                 }
                 self.keepalives_sent_ns.push_back(ctx.mono_ns());
                 ctx.send(self.servers[self.leader], Msg::KeepAlive { lease: self.lease });
@@ -151,7 +157,7 @@ impl EtcdClient {
                 }
             }
             Msg::KeptAlive { lease, ttl_ms } if lease == self.lease => self.kept_alive(ctx, ttl_ms),
-            Msg::KeepAliveNotLeader { hint } => self.follow(hint),
+            Msg::KeepAliveNotLeader { hint } => self.follow(ctx, hint),
             Msg::Deleted { watch } if watch == self.watch && self.phase == Phase::Waiting => {
                 self.record(ctx, EtcdEvent::WatchFired);
                 self.phase = Phase::Finding;
@@ -167,12 +173,34 @@ impl EtcdClient {
         }
     }
 
-    /// Believes `hint` leads, or tries the next server.
-    fn follow(&mut self, hint: Option<NodeId>) {
+    /// Believes `hint` leads, or tries the next server. The client's connection moves there,
+    /// and a waiter's watch with it: the member it was set on may be gone (crashed, restarted
+    /// with no watches), and a watch nobody serves would leave the waiter queued for ever.
+    fn follow(&mut self, ctx: &mut ClientCtx<'_>, hint: Option<NodeId>) {
+        let before = self.leader;
         self.leader = match hint.and_then(|h| self.servers.iter().position(|s| *s == h)) {
             Some(i) => i,
             None => (self.leader + 1) % self.servers.len(),
         };
+        if self.leader != before && self.phase == Phase::Waiting {
+            self.send_watch(ctx);
+        }
+    }
+
+    /// Sets the waiter's watch on the member it is connected to. A watch set again keeps its
+    /// id: whichever member answers first wakes the waiter, and a later answer finds it no
+    /// longer waiting on that id.
+    fn send_watch(&mut self, ctx: &mut ClientCtx<'_>) {
+        if let Some((key, from_revision)) = &self.watched {
+            ctx.send(
+                self.servers[self.leader],
+                Msg::Watch {
+                    key: key.clone(),
+                    from_revision: *from_revision,
+                    watch: self.watch,
+                },
+            );
+        }
     }
 
     /// Sends a store request to the believed leader.
@@ -203,7 +231,7 @@ impl EtcdClient {
             Phase::Releasing => self.think(ctx),
             Phase::Granting | Phase::Acquiring | Phase::Finding => {
                 // No answer: maybe no leader there. Ask the next server the same thing.
-                self.follow(None);
+                self.follow(ctx, None);
                 if let Some(request) = self.request.take() {
                     self.ask(ctx, request);
                 }
@@ -218,7 +246,7 @@ impl EtcdClient {
         match (self.phase, answer) {
             (_, Answer::NotLeader { hint }) => {
                 let known = hint.is_some();
-                self.follow(hint);
+                self.follow(ctx, hint);
                 let Some(request) = self.request.take() else { return };
                 if known {
                     self.ask(ctx, request);
@@ -274,14 +302,8 @@ impl EtcdClient {
                     );
                     self.watch += 1;
                     self.phase = Phase::Waiting;
-                    ctx.send(
-                        self.servers[self.leader],
-                        Msg::Watch {
-                            key: lock_key(pred_lease),
-                            from_revision: revision,
-                            watch: self.watch,
-                        },
-                    );
+                    self.watched = Some((lock_key(pred_lease), revision));
+                    self.send_watch(ctx);
                 }
                 None if self.etcd.waiter_recheck && !mine_exists => {
                     self.give_up(ctx, "its own key is gone: its session expired while it queued")

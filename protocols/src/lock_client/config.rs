@@ -152,7 +152,7 @@ impl ClientConfig {
                 "fencing_tokens",
                 tokens,
                 FencingTokens::None,
-                "fencing tokens: none, INCR on the lock's own Redis in the acquire script, or INCR on a separate counter",
+                "fencing tokens: incr = INCR in the lock's own acquire script, counter = INCR on a separate Redis, revision = the lock key's create revision",
             )?,
         };
         if redis {

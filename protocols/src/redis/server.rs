@@ -51,14 +51,25 @@ pub enum Role {
     /// Applies `primary`'s stream; takes over on failover.
     Replica { primary: NodeId },
     /// A primary that learned it was replaced: answers clients with `READONLY`.
-    Demoted,
+    /// `primary` replaced it: a client that gets `READONLY` here is told of it (a
+    /// Sentinel-aware client asks Sentinel for the master after `READONLY`).
+    Demoted { primary: NodeId },
 }
+
+/// What a replica, or a primary Sentinel demoted, answers a write.
+const READONLY: Reply = Reply::Error("READONLY You can't write against a read only replica.");
 
 const EXPIRE: TimerTag = 0;
 const FSYNC: TimerTag = 1;
 const REPLICATE: TimerTag = 2;
 const AVAILABLE: TimerTag = 3;
+const RECONFIGURE: TimerTag = 4;
 const SECOND_NS: u64 = 1_000_000_000;
+/// How often Sentinel asks every instance it monitors for its `INFO` (`SENTINEL_INFO_PERIOD`,
+/// 10 s in sentinel.c). An old primary that still reports `role:master` after a failover is
+/// sent `REPLICAOF` again at that pace, for as long as it does: the model re-sends the
+/// demotion at this period until the old primary acknowledges it.
+const SENTINEL_INFO_PERIOD_NS: u64 = 10 * SECOND_NS;
 
 pub struct RedisServer {
     cfg: RedisConfig,
@@ -76,6 +87,10 @@ pub struct RedisServer {
     crashed: bool,
     /// Not serving until the monotonic clock reaches this (a delayed restart).
     unavailable_until_ns: Option<u64>,
+    /// After this server was promoted: the old primary, until it acknowledges its demotion.
+    /// Sentinel's state rather than the server's (the model lets the promoted replica speak
+    /// for Sentinel), so a crash of this server does not forget it.
+    demoting: Option<NodeId>,
 }
 
 type RedisCtx<'a> = Ctx<'a, Msg, LockObs>;
@@ -99,6 +114,7 @@ impl RedisServer {
             backlog: VecDeque::new(),
             crashed: false,
             unavailable_until_ns: None,
+            demoting: None,
         }
     }
 
@@ -136,6 +152,10 @@ impl RedisServer {
             });
             ctx.set_timer(AVAILABLE, self.cfg.delayed_restart_ns);
         }
+        if self.demoting.is_some() {
+            // The crash cancelled the timer; Sentinel kept its view and goes on reconfiguring.
+            ctx.set_timer(RECONFIGURE, SENTINEL_INFO_PERIOD_NS);
+        }
         self.armed_ns = None;
         self.expire(ctx);
     }
@@ -154,15 +174,33 @@ impl RedisServer {
                 self.persist();
                 self.arm(ctx);
             }
-            Msg::SwitchMaster { .. } if matches!(self.role, Role::Primary { .. }) => {
-                self.role = Role::Demoted;
-                self.backlog.clear();
-                ctx.record(LockObs::RoleChanged {
-                    authoritative: false,
-                    role: "demoted: a replica was promoted",
-                });
+            Msg::SwitchMaster { .. } => self.on_demotion(ctx, from),
+            Msg::DemotionAck if self.demoting == Some(from) => {
+                self.demoting = None;
+                ctx.cancel_timer(RECONFIGURE);
             }
             _ => {}
+        }
+    }
+
+    /// Sentinel's `REPLICAOF` reaches the old primary: it stops serving (once) and reports its
+    /// new role. It answers every copy, since the answer to an earlier one may have been lost.
+    /// A server still unavailable after a delayed restart accepts no connection, Sentinel's
+    /// included: it stays silent and is asked again.
+    fn on_demotion(&mut self, ctx: &mut RedisCtx<'_>, from: NodeId) {
+        if self.unavailable_until_ns.is_some() {
+            return;
+        }
+        if matches!(self.role, Role::Primary { .. }) {
+            self.role = Role::Demoted { primary: from };
+            self.backlog.clear();
+            ctx.record(LockObs::RoleChanged {
+                authoritative: false,
+                role: "demoted: a replica was promoted",
+            });
+        }
+        if matches!(self.role, Role::Demoted { .. }) {
+            ctx.send(from, Msg::DemotionAck);
         }
     }
 
@@ -171,9 +209,14 @@ impl RedisServer {
             return; // not accepting connections yet
         }
         let reply = match self.role {
-            Role::Demoted | Role::Replica { .. } => {
-                Reply::Error("READONLY You can't write against a read only replica.")
+            Role::Demoted { primary } => {
+                // The client missed `+switch-master` (it was cut off when Sentinel published
+                // it once): after the refusal, it learns the master as it would from Sentinel.
+                ctx.send(from, Msg::RedisReply { req, reply: READONLY });
+                ctx.send(from, Msg::SwitchMaster { primary });
+                return;
             }
+            Role::Replica { .. } => READONLY,
             Role::Primary { .. } => {
                 self.expire(ctx);
                 let before = [Key::Lock, Key::Fence].map(|k| self.store.get(k).copied());
@@ -256,6 +299,12 @@ impl RedisServer {
                 ctx.set_timer(FSYNC, SECOND_NS);
             }
             REPLICATE => self.flush_backlog(ctx),
+            RECONFIGURE => {
+                if let Some(old) = self.demoting {
+                    ctx.send(old, Msg::SwitchMaster { primary: ctx.me() });
+                    ctx.set_timer(RECONFIGURE, SENTINEL_INFO_PERIOD_NS);
+                }
+            }
             AVAILABLE => {
                 self.unavailable_until_ns = None;
                 ctx.record(LockObs::RoleChanged {
@@ -268,6 +317,17 @@ impl RedisServer {
     }
 
     /// Sentinel promotes the replica of `primary`, which tells the clients and the old primary.
+    ///
+    /// The clients hear `+switch-master` once, as Sentinel publishes it once. The old primary
+    /// is told again every [`SENTINEL_INFO_PERIOD_NS`] until it acknowledges: a partition or a
+    /// crash may swallow the first demotion, and real Sentinel does not give up on it either —
+    /// it keeps polling the old master and reconfigures it as a replica as soon as it can
+    /// reach it again (the Sentinel documentation: "when the partition will heal, the master
+    /// will be reconfigured as a replica of the new master"). Sent only once, a lost demotion
+    /// would leave two primaries for ever. Retrying on Sentinel's own polling period, rather
+    /// than delivering the demotion the instant a partition heals, keeps the model's split
+    /// brain about as long as a real one lasts (sentinel.c also waits 8 s, four publish
+    /// periods, after the role report before its `+convert-to-slave`; that is not modelled).
     pub fn on_failover(&mut self, ctx: &mut RedisCtx<'_>, primary: NodeId) {
         if self.role != (Role::Replica { primary }) {
             return;
@@ -281,6 +341,8 @@ impl RedisServer {
             ctx.send(client, Msg::SwitchMaster { primary: ctx.me() });
         }
         ctx.send(primary, Msg::SwitchMaster { primary: ctx.me() });
+        self.demoting = Some(primary);
+        ctx.set_timer(RECONFIGURE, SENTINEL_INFO_PERIOD_NS);
     }
 
     pub fn on_crash(&mut self, ctx: &mut RedisCtx<'_>) {

@@ -112,3 +112,41 @@ fn a_crash_keeps_the_last_ms_only_when_persisted() {
         assert_eq!(ids(&effects).len(), usize::from(!persist_last_ms));
     }
 }
+
+/// `epoch_ms` moves millisecond 0: with the epoch at wall 4 ms, wall 10.25 ms is ID ms 6, the
+/// exhausted ms waits until wall 11 ms (ID ms 7), and a wall clock before the epoch is refused.
+#[test]
+fn the_epoch_is_subtracted_from_the_wall_clock() {
+    let epoched = GeneratorConfig {
+        epoch_ns: 4 * NS_PER_MS as i64,
+        ..cfg()
+    };
+    let mut g = Generator::new(epoched, 3);
+    let effects = step(&mut g, 10 * NS_PER_MS + 250_000, |g, ctx| g.on_timer(ctx, START));
+    let first = ids(&effects);
+    assert_eq!(first.len(), 4096);
+    assert!(first.iter().all(|i| i.ms == 6 && i.node == 3));
+    assert_eq!(first[0].encode() >> 22, 6, "the 41-bit field holds ms since the epoch");
+    assert!(effects.iter().any(|e| matches!(
+        e,
+        Effect::Record(IdObs::IdWaiting {
+            why: Blocked::SequenceExhausted { ms: 6 },
+            wait_ns: 750_000,
+            ..
+        })
+    )));
+    let rest = ids(&step(&mut g, 11 * NS_PER_MS, |g, ctx| g.on_timer(ctx, WAIT)));
+    assert_eq!(rest.len(), 904);
+    assert!(rest.iter().all(|i| i.ms == 7));
+
+    let mut early = Generator::new(epoched, 0);
+    let effects = step(&mut early, 3 * NS_PER_MS, |g, ctx| g.on_timer(ctx, START));
+    assert!(ids(&effects).is_empty());
+    assert!(effects.iter().any(|e| matches!(
+        e,
+        Effect::Record(IdObs::IdRefused {
+            why: Blocked::BeforeEpoch { wall_ms: -1 },
+            requests: 5000
+        })
+    )));
+}

@@ -1,0 +1,244 @@
+//! What a sequence diagram of a run shows, whatever draws it (Mermaid text, SVG): the compact
+//! selection's events and folds, the messages of their steps as arrows, each at its place in
+//! trace order, and the words and emphasis of each event's note.
+//!
+//! The Mermaid and SVG views differ only in how they draw these items, so they tell the same
+//! story, and a fix to what a diagram shows lands in both at once.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use locksim_sim::trace::TraceEvent;
+use serde_json::Value;
+
+use super::messages::{Arrow, Fate, Step, arrows};
+use super::select::{Fold, Row, TimelineMode, select};
+use super::{Marks, NETWORK, secs};
+
+/// Longest message text on an arrow, in characters.
+pub(crate) const ARROW_TEXT: usize = 48;
+/// Background of a violating event's note.
+pub(crate) const VIOLATION_RGB: &str = "rgb(255, 204, 204)";
+/// Background of a refused write: the protection working, worth seeing at a glance.
+pub(crate) const REFUSAL_RGB: &str = "rgb(255, 236, 179)";
+
+/// What a diagram draws, in trace order.
+pub(crate) enum Item<'a> {
+    Event(&'a TraceEvent),
+    Fold(Fold),
+    Arrow(Arrow),
+}
+
+/// The items of the diagram of `events`: the compact selection's rows, and an arrow for each
+/// message sent or received in a step with a kept event, each where it takes effect.
+pub(crate) fn items<'a>(events: &'a [TraceEvent], marks: &Marks) -> Vec<Item<'a>> {
+    let rows = select(events, marks, TimelineMode::Compact);
+    let kept = kept_steps(&rows);
+    let steps: BTreeSet<Step<'_>> = kept.keys().copied().collect();
+    let arrows = arrows(events, &steps);
+    let folds: Vec<Fold> = rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Folded(f) => Some(f.clone()),
+            Row::Event(_) => None,
+        })
+        .collect();
+    // Sort keys: (trace index, 0 before / 1 at / 2 after). Events and folds sit at their index.
+    let mut keyed: Vec<((usize, u8), Item<'a>)> = rows
+        .into_iter()
+        .map(|r| match r {
+            Row::Event(e) => ((e.index, 1), Item::Event(e)),
+            Row::Folded(f) => ((f.first_index, 1), Item::Fold(f)),
+        })
+        .collect();
+    for a in arrows {
+        keyed.push((arrow_key(&a, &folds, &kept), Item::Arrow(a)));
+    }
+    // Stable: arrows moved to one side of a fold keep their trace order.
+    keyed.sort_by_key(|(key, _)| *key);
+    keyed.into_iter().map(|(_, item)| item).collect()
+}
+
+/// Each kept step, with the trace index of its first kept event.
+fn kept_steps<'a>(rows: &[Row<'a>]) -> BTreeMap<Step<'a>, usize> {
+    let mut kept = BTreeMap::new();
+    for r in rows {
+        if let Row::Event(e) = r {
+            kept.entry((e.node.as_str(), e.t_ns)).or_insert(e.index);
+        }
+    }
+    kept
+}
+
+/// Where an arrow sorts. A message of a kept step can sit among hidden events (the step was cut
+/// by a fold): it goes on the side of the fold where its step's kept event is.
+fn arrow_key(a: &Arrow, folds: &[Fold], kept: &BTreeMap<Step<'_>, usize>) -> (usize, u8) {
+    match folds.iter().find(|f| (f.first_index..=f.last_index).contains(&a.at)) {
+        None => (a.at, 1),
+        Some(f) => {
+            let anchor = kept.get(&(a.anchor.0.as_str(), a.anchor.1)).copied().unwrap_or(a.at);
+            if anchor < f.first_index {
+                (f.first_index, 0)
+            } else {
+                (f.last_index, 2)
+            }
+        }
+    }
+}
+
+/// A shown send, delivery or drop is drawn as its arrow, not as a note — unless it violates
+/// something, and the reader must see it marked.
+pub(crate) fn drawn_as_arrow(e: &TraceEvent, marks: &Marks) -> bool {
+    matches!(e.kind.as_str(), "send" | "deliver" | "drop") && !marks.contains(e.index)
+}
+
+/// What sets a note apart from the routine ones.
+pub(crate) enum Emphasis {
+    /// The invariant ids it violates, comma-separated.
+    Violation(String),
+    Refusal,
+}
+
+pub(crate) fn emphasis(e: &TraceEvent, marks: &Marks) -> Option<Emphasis> {
+    let ids = marks.of(e.index);
+    if !ids.is_empty() {
+        Some(Emphasis::Violation(ids.join(", ")))
+    } else if matches!(e.kind.as_str(), "write_refused" | "write_rejected") {
+        Some(Emphasis::Refusal)
+    } else {
+        None
+    }
+}
+
+/// The local clocks of `e` that disagree with true time (a jump, drift, a suspend), as
+/// `wall 1.234 s`, `mono 5.678 s`: the reader sees when the node's own clocks are what the
+/// story is about.
+pub(crate) fn local_clocks(e: &TraceEvent) -> Vec<String> {
+    if e.node == NETWORK {
+        return Vec::new();
+    }
+    let ms = |ns: i64| ns.div_euclid(1_000_000);
+    let t = ms(e.t_ns as i64);
+    let mut clocks = Vec::new();
+    if ms(e.wall_ns) != t {
+        clocks.push(format!("wall {} s", secs(e.wall_ns)));
+    }
+    if ms(e.mono_ns as i64) != t {
+        clocks.push(format!("mono {} s", secs(e.mono_ns as i64)));
+    }
+    clocks
+}
+
+/// True time, and the local clocks where they disagree with it.
+pub(crate) fn header(e: &TraceEvent) -> String {
+    let mut h = format!("{} s", secs(e.t_ns as i64));
+    for clock in local_clocks(e) {
+        h.push_str(&format!(" · {clock}"));
+    }
+    h
+}
+
+fn json(e: &TraceEvent) -> Value {
+    serde_json::from_str(&e.json).unwrap_or(Value::Null)
+}
+
+/// The nodes a network event concerns, by name: a failover its primary, a delay its link
+/// (from, and to). Other network events (partitions, loss) concern everyone: `None`.
+pub(crate) fn network_nodes(e: &TraceEvent) -> Option<(String, Option<String>)> {
+    let v = json(e);
+    let node = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+    match e.kind.as_str() {
+        "failover" => node("primary").map(|p| (p, None)),
+        "delay" => node("from").map(|from| (from, node("to"))),
+        _ => None,
+    }
+}
+
+/// How many lock servers the diagram has: with more than one, an acquisition names those
+/// that granted it.
+pub(crate) fn server_count(names: &[&str]) -> usize {
+    names.iter().filter(|n| n.starts_with("server-")).count()
+}
+
+/// The note lines for `e`. An acquisition spells out its token, validity and — when there are
+/// several servers — which of them granted it, so a Redlock diagram shows two clients each
+/// holding a majority; everything else is the simulator's own text.
+pub(crate) fn describe(e: &TraceEvent, servers: usize) -> Vec<String> {
+    if e.kind != "acquired" {
+        return vec![e.text.clone()];
+    }
+    let v = json(e);
+    let lease = v.get("lease").and_then(Value::as_u64).unwrap_or_default();
+    let token = match v.get("token").and_then(Value::as_u64) {
+        Some(t) => format!("token {t}"),
+        None => "no token".to_string(),
+    };
+    // An etcd session does not learn a validity when it acquires: the history says so with
+    // the largest validity (the text timeline's "no deadline tracked").
+    let validity = match v.get("validity_ns").and_then(Value::as_i64) {
+        Some(i64::MAX) => "no deadline tracked".to_string(),
+        other => format!("validity {} s", secs(other.unwrap_or_default())),
+    };
+    let mut lines = vec![format!("ACQUIRED lease {:04x} · {token} · {validity}", lease >> 48)];
+    // The granting servers, for a lock held on several (Redlock); 0 when the lock service
+    // decides alone (a single Redis, etcd's leader).
+    let bits = v.get("servers").and_then(Value::as_u64).unwrap_or_default();
+    if servers > 1 && bits != 0 {
+        let held: Vec<String> = (0..64)
+            .filter(|i| bits & (1 << i) != 0)
+            .map(|i| format!("server-{i}"))
+            .collect();
+        lines.push(format!("on {} ({} of {servers})", held.join(", "), held.len()));
+    }
+    lines
+}
+
+/// An arrow's text: the message, shortened, and what became of it unless it arrived.
+pub(crate) fn arrow_label(a: &Arrow) -> String {
+    let text = short(&a.msg, ARROW_TEXT);
+    match &a.fate {
+        Fate::Delivered => text,
+        Fate::Dropped(reason) => format!("{text} ({})", dropped(reason)),
+        Fate::InFlight => format!("{text} (still in flight at the end)"),
+    }
+}
+
+fn dropped(reason: &str) -> &str {
+    match reason {
+        "partition" => "cut by the partition",
+        "loss" => "lost",
+        "down" => "receiver down or restarted",
+        other => other,
+    }
+}
+
+/// A fold's text: how many routine events it hides, and when.
+pub(crate) fn fold_text(f: &Fold) -> String {
+    format!(
+        "… {} routine events, {} s to {} s …",
+        f.count,
+        secs(f.first_t_ns as i64),
+        secs(f.last_t_ns as i64)
+    )
+}
+
+/// `text` cut to at most `max` characters, marked with `…` when cut: arrows stay short.
+pub(crate) fn short(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortens_by_characters() {
+        assert_eq!(short("abcdef", 6), "abcdef");
+        assert_eq!(short("abcdefg", 6), "abcde…");
+        assert_eq!(short("ééééééé", 3), "éé…");
+    }
+}
