@@ -170,6 +170,73 @@ fn a_pause_before_the_check_is_caught_after_the_check_it_is_not() {
     assert!(matches!(missed.status(Invariant::StaleWrite), Status::Violated(_)));
 }
 
+/// `deadline_check = "never"`: the client trusts the lock from acquisition to release, so the
+/// same pause the twin catches goes unnoticed — not because a check was fooled (vm-suspend) or
+/// came too early (kleppmann-gc-pause), but because there is none. A model that checked anyway
+/// and happened to write late would meet the `[expect]` for the wrong reason; this catches it.
+#[test]
+fn a_client_that_never_checks_its_deadline_writes_after_the_pause_unchecked() {
+    for seed in 0..10 {
+        let r = run_story("single-redis/gc-pause-never-checked.toml", seed);
+        let checks = r.all("client-0", "deadline_checked");
+        assert!(
+            checks.is_empty(),
+            "seed {seed}: client-0 checked its deadline {} times, first at {} ns",
+            checks.len(),
+            t(checks[0])
+        );
+        assert!(
+            r.all("client-0", "lock_lost").is_empty(),
+            "seed {seed}: nothing told it"
+        );
+        let stale = r.violated_at(Invariant::StaleWrite);
+        assert_eq!(stale["client"], 0, "seed {seed}: client-0's write");
+        assert!(
+            t(stale) > t(r.first("client-0", "resume")),
+            "seed {seed}: written after waking"
+        );
+    }
+    let caught = run_story("single-redis/gc-pause-caught-by-deadline-check.toml", 1);
+    assert!(
+        !caught.all("client-0", "deadline_checked").is_empty(),
+        "the twin does check"
+    );
+}
+
+/// `retry_ms` is the base delay after a failed acquire (doubling per attempt, plus up to half
+/// of it as jitter): client-1 starts while client-0 holds the lock, fails once, and retries no
+/// sooner than `retry_ms` later and no later than 1.5 x `retry_ms`. A knob that were read but
+/// not used — or used for another wait — would leave the two gaps alike.
+#[test]
+fn a_larger_retry_ms_delays_the_retry_after_a_failed_acquire() {
+    let first_retry_gap = |retry_ms: u64| -> u64 {
+        let text = format!(
+            "name = \"retry\"\nduration_ms = 5000\n\n[protocol]\nkind = \"single-redis\"\n\
+             clients = 2\nttl_ms = 10000\nwork_ms = 3000\nretry_ms = {retry_ms}\n"
+        );
+        let r = run_scenario(&parse_scenario("retry.toml", &text).unwrap(), 1);
+        let failed = r.first("client-1", "acquire_failed");
+        let retry = r
+            .all("client-1", "acquire_started")
+            .into_iter()
+            .find(|e| t(e) > t(failed))
+            .unwrap_or_else(|| panic!("retry_ms {retry_ms}: client-1 retried"));
+        assert_eq!(retry["attempt"], 2, "retry_ms {retry_ms}: the retry of the same round");
+        // Perfect clocks: the monotonic gap is the true one.
+        mono(retry) - mono(failed)
+    };
+    let short = first_retry_gap(100);
+    let long = first_retry_gap(1000);
+    assert!(
+        (100 * MS..=150 * MS).contains(&short),
+        "retry_ms 100: retried after {short} ns"
+    );
+    assert!(
+        (1000 * MS..=1500 * MS).contains(&long),
+        "retry_ms 1000: retried after {long} ns"
+    );
+}
+
 #[test]
 fn vm_suspend_stops_the_monotonic_clock_and_fools_the_check() {
     let r = run_story("single-redis/vm-suspend.toml", 1);
@@ -218,6 +285,41 @@ fn plain_del_deletes_another_clients_key_compare_and_delete_does_not() {
         owner["node"], releaser["node"],
         "the DEL came from someone else than the key's owner"
     );
+    // The story's "a third client acquires": for every seed, the acquisition that breaks mutual
+    // exclusion follows a plain DEL of another client's key, and the acquirer is neither that
+    // key's owner nor the client whose DEL removed it (re-acquiring after its own DEL would be
+    // a different, weaker story).
+    for seed in 0..100 {
+        let r = run_story("single-redis/plain-del-release.toml", seed);
+        let second = r.violated_at(Invariant::MutualExclusion);
+        let at = r.events.iter().position(|e| std::ptr::eq(e, second)).unwrap();
+        let del = r.events[..at]
+            .iter()
+            .rposition(|e| e["kind"] == "key_deleted" && e["cause"] == "plain_del")
+            .unwrap_or_else(|| panic!("seed {seed}: a plain DEL came before the second holder"));
+        // The server records the deletion in the step that handles the DEL's delivery.
+        let delivered = &r.events[del - 1];
+        assert_eq!(
+            (delivered["kind"].as_str(), delivered["msg"].as_str()),
+            (Some("deliver"), Some("DEL lock")),
+            "seed {seed}"
+        );
+        let deleter = &delivered["from"];
+        let owner = &r
+            .events
+            .iter()
+            .find(|e| e["kind"] == "acquired" && e["lease"] == r.events[del]["lease"])
+            .unwrap()["node"];
+        assert_ne!(owner, deleter, "seed {seed}: the DEL removed another client's key");
+        assert_ne!(
+            &second["node"], owner,
+            "seed {seed}: the acquirer is not the key's owner"
+        );
+        assert_ne!(
+            &second["node"], deleter,
+            "seed {seed}: the acquirer is a third client, not the deleter re-acquiring"
+        );
+    }
     let fixed = run_story("single-redis/plain-del-release-fixed.toml", 1);
     assert!(
         fixed

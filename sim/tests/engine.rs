@@ -1183,6 +1183,56 @@ fn certain_duplication_delivers_every_matching_message_twice() {
     assert_eq!(h.stats.delivered, 42 + 5 + 5);
 }
 
+/// `a` sends pings 0..400 to `b`, one per millisecond, under a 50 % loss on that link.
+fn half_lossy(seed: u64) -> Hist {
+    let mut a = Toy::new();
+    for k in 0..400 {
+        a = a
+            .on_first_start([Act::Timer(k, u64::from(k) * MS)])
+            .on(k, [Act::Send(B, k)]);
+    }
+    let loss = FaultAction::Loss {
+        from: Some(A),
+        to: Some(B),
+        ppm: 500_000,
+        window_ns: None,
+        duplicate: false,
+    };
+    run_world(nodes([a, Toy::new()]), fixed_net(), vec![at(0, loss)], seed)
+}
+
+/// DESIGN 3, `loss`: a per-message *probability*, drawn from the seed (DESIGN 7). The certain
+/// case above cannot tell a probability from an on/off switch, nor a misread ppm scale: at
+/// 500_000 ppm roughly half of 400 messages must be lost and the rest delivered, each message
+/// exactly once, and the same seed must lose exactly the same ones (replay depends on it).
+#[test]
+fn half_loss_drops_about_half_and_the_same_ones_for_the_same_seed() {
+    let lost = |h: &Hist| -> Vec<u32> {
+        drops(h)
+            .into_iter()
+            .map(|(_, from, to, n, reason)| {
+                assert_eq!((from, to, reason), (A, B, DropReason::Loss));
+                n
+            })
+            .collect()
+    };
+    let h = half_lossy(5);
+    let (dropped, delivered) = (lost(&h), deliveries(&h, B).len());
+    assert_eq!(
+        dropped.len() + delivered,
+        400,
+        "every message is either lost or delivered"
+    );
+    assert!(
+        (140..=260).contains(&dropped.len()),
+        "35-65 % of 400 lost at 50 %, got {}:\n{}",
+        dropped.len(),
+        dump(&h)
+    );
+    assert_eq!(lost(&half_lossy(5)), dropped, "the same seed loses the same messages");
+    assert_ne!(lost(&half_lossy(6)), dropped, "another seed draws other losses");
+}
+
 // ---------------------------------------------------------------------------------------------
 // 11. FIFO links and stats
 // ---------------------------------------------------------------------------------------------
@@ -1205,6 +1255,37 @@ fn default_links_are_fifo_under_random_latency() {
     // The latencies did vary: the test would see a reordering if links were not FIFO.
     let arrivals: BTreeSet<u64> = deliveries(&h, B).into_iter().map(|(t, _, _)| t).collect();
     assert!(arrivals.len() > 10);
+}
+
+/// network.rs: with `reorder` on, "every message draws its own latency and may overtake
+/// earlier ones" — the network a protocol must survive without TCP's ordering. The same sends
+/// that arrive in order on a FIFO link must arrive out of order at least once here, or the
+/// knob does nothing and no scenario can exercise a reordered release or renewal.
+#[test]
+fn reorder_lets_a_later_message_overtake_an_earlier_one_on_the_same_link() {
+    let order = |reorder: bool| -> Vec<u32> {
+        let mut a = Toy::new();
+        for k in 0..100 {
+            a = a
+                .on_first_start([Act::Timer(k, u64::from(k) * MS / 2)])
+                .on(k, [Act::Send(B, k)]);
+        }
+        let network = NetworkConfig {
+            reorder,
+            ..NetworkConfig::default()
+        };
+        let h = run_world(nodes([a, Toy::new()]), network, vec![], 3);
+        deliveries(&h, B).into_iter().map(|(_, _, n)| n).collect()
+    };
+    let reordered = order(true);
+    assert_eq!(reordered.len(), 100, "reordering loses nothing");
+    let overtaken = reordered.windows(2).filter(|w| w[1] < w[0]).count();
+    assert!(overtaken > 0, "no message overtook another: {reordered:?}");
+    assert_eq!(
+        order(false),
+        (0..100).collect::<Vec<_>>(),
+        "without it the link is FIFO"
+    );
 }
 
 /// history.rs `Stats`: "messages sent, messages delivered to a running node, timers fired" —

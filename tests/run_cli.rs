@@ -1,0 +1,124 @@
+//! `locksim run`'s contract with scripts and CI (DESIGN section 6): the exit status of a
+//! scenario without `[expect]` (0 when nothing was violated, 1 otherwise), and the keys of the
+//! JSON result. The catalogue always carries `[expect]`, so without these tests a user's own
+//! scenario file could exit 0 on a violation, or a JSON consumer lose a key, unnoticed.
+
+mod common;
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// Kleppmann's GC pause with no `[expect]`; `check` is the client's `deadline_check`.
+fn unexpecting(check: &str) -> PathBuf {
+    let text = format!(
+        r#"name = "no-expect"
+duration_ms = 60000
+
+[protocol]
+kind = "single-redis"
+clients = 2
+ttl_ms = 10000
+work_ms = 1000
+deadline_check = "{check}"
+
+[[fault]]
+kind = "pause"
+node = "client-0"
+after = "read_done"
+duration_ms = 15000
+"#
+    );
+    let path = common::scratch_dir("run-cli").join(format!("no-expect-{check}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Without `[expect]` a violation is a failure (exit 1, with the command that reproduces it),
+/// and a run that violates nothing succeeds (exit 0) — in text and in JSON alike.
+#[test]
+fn without_expect_a_violation_exits_1_and_a_clean_run_exits_0() {
+    let violating = unexpecting("once");
+    let holding = unexpecting("before_write");
+    for format in ["text", "json"] {
+        let o = common::locksim(&["run", violating.to_str().unwrap(), "--format", format]);
+        assert_eq!(o.status.code(), Some(1), "{format}: {}", common::stdout(&o));
+        if format == "text" {
+            assert!(common::stdout(&o).contains("VIOLATED"), "{}", common::stdout(&o));
+            assert!(
+                common::stderr(&o).contains("reproduce: locksim run"),
+                "{}",
+                common::stderr(&o)
+            );
+        }
+        let o = common::locksim(&["run", holding.to_str().unwrap(), "--format", format]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{format}: {}{}",
+            common::stdout(&o),
+            common::stderr(&o)
+        );
+        if format == "text" {
+            assert!(!common::stdout(&o).contains("VIOLATED"), "{}", common::stdout(&o));
+        }
+    }
+}
+
+/// DESIGN 6, "JSON result": `scenario`, `seed`, `protocol`, `verdicts` (id -> held | violated |
+/// not_applicable), `violations` (id, true time, event index, why), `events`, `trace_sha256` —
+/// each present, of the right type, and consistent with the others.
+#[test]
+fn run_format_json_has_the_design_keys() {
+    let o = common::locksim(&[
+        "run",
+        "scenarios/single-redis/kleppmann-gc-pause.toml",
+        "--seed",
+        "7",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("stdout is one JSON document");
+    assert_eq!(v["scenario"], "kleppmann-gc-pause");
+    assert_eq!(v["seed"], 7);
+    assert_eq!(v["protocol"], "single-redis");
+    let events = v["events"].as_u64().expect("events is a count");
+    assert!(events > 100, "a real run: {events} events");
+    let sha = v["trace_sha256"].as_str().expect("trace_sha256 is a string");
+    assert!(
+        sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
+        "trace_sha256: {sha}"
+    );
+    let verdicts = v["verdicts"].as_object().expect("verdicts is an object");
+    for id in [
+        "mutual_exclusion",
+        "fencing_order",
+        "stale_write",
+        "lost_update",
+        "token_monotonic",
+        "liveness",
+    ] {
+        let word = verdicts.get(id).and_then(Value::as_str);
+        assert!(
+            matches!(word, Some("held" | "violated" | "not_applicable")),
+            "verdicts.{id}: {word:?}"
+        );
+    }
+    assert_eq!(verdicts["stale_write"], "violated");
+    assert_eq!(verdicts["mutual_exclusion"], "held");
+    let violations = v["violations"].as_array().expect("violations is a list");
+    let violated: Vec<&str> = verdicts
+        .iter()
+        .filter(|(_, w)| *w == "violated")
+        .map(|(id, _)| id.as_str())
+        .collect();
+    assert_eq!(violations.len(), violated.len(), "one violation per violated verdict");
+    for x in violations {
+        let id = x["invariant"].as_str().expect("a violation names its invariant");
+        assert!(violated.contains(&id), "{id} is violated in `verdicts`");
+        assert!(x["t_ns"].as_u64().is_some_and(|t| t > 15_000_000_000), "{x}");
+        assert!(x["event"].as_u64().is_some_and(|i| i < events), "{x}");
+        assert!(x["why"].as_str().is_some_and(|w| !w.is_empty()), "{x}");
+    }
+}
