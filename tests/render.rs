@@ -7,6 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use common::mermaid::{arrows, participants, unescape};
 use locksim::load::load_file;
 use locksim::render::{Marks, lanes, mermaid, svg};
 use locksim::report::RunReport;
@@ -22,48 +23,8 @@ fn live(rel: &str) -> (Vec<TraceEvent>, Marks) {
     (report.outcome.trace, marks)
 }
 
-/// `participant id as name` lines: id -> name.
-fn participants(diagram: &str) -> Vec<(String, String)> {
-    diagram
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("participant "))
-        .map(|rest| {
-            let (id, name) = rest.split_once(" as ").expect("participant id as name");
-            (id.to_string(), name.to_string())
-        })
-        .collect()
-}
-
-/// Arrow lines: (from id, operator, to id, text).
-fn arrows(diagram: &str) -> Vec<(String, &'static str, String, String)> {
-    let mut out = Vec::new();
-    for line in diagram.lines().map(str::trim) {
-        if line.starts_with("Note ") {
-            continue;
-        }
-        let Some((head, text)) = line.split_once(": ") else {
-            continue;
-        };
-        for op in ["->>", "-x", "-)"] {
-            if let Some((from, to)) = head.split_once(op) {
-                out.push((from.to_string(), op, to.to_string(), text.to_string()));
-                break;
-            }
-        }
-    }
-    out
-}
-
 fn json(e: &TraceEvent) -> Value {
     serde_json::from_str(&e.json).unwrap()
-}
-
-/// Undoes the diagram's entity codes, for comparing with the simulator's text.
-fn unescape(text: &str) -> String {
-    text.replace("#59;", ";")
-        .replace("#lt;", "<")
-        .replace("#gt;", ">")
-        .replace("#35;", "#")
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use common::mermaid::{arrows, participants, unescape};
 use locksim::load::load_file;
 use locksim::render::{Marks, Row, TimelineMode, mermaid, select, svg};
 use locksim::report::RunReport;
@@ -91,36 +92,19 @@ type Arrows = Vec<(String, String, &'static str, String)>;
 /// The Mermaid diagram's arrows, its participant ids turned back into node names and its
 /// entity codes into characters.
 fn mermaid_arrows(diagram: &str) -> Arrows {
-    let names: Vec<(String, String)> = diagram
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("participant "))
-        .map(|rest| {
-            let (id, name) = rest.split_once(" as ").expect("participant id as name");
-            (id.to_string(), name.to_string())
-        })
-        .collect();
+    let names = participants(diagram);
     let name = |id: &str| names.iter().find(|(i, _)| i == id).expect("a participant").1.clone();
-    let mut out = Vec::new();
-    for line in diagram.lines().map(str::trim) {
-        if line.starts_with("Note ") {
-            continue;
-        }
-        let Some((head, text)) = line.split_once(": ") else {
-            continue;
-        };
-        for (op, kind) in [("->>", "delivered"), ("-x", "dropped"), ("-)", "in-flight")] {
-            if let Some((from, to)) = head.split_once(op) {
-                let text = text
-                    .replace("#59;", ";")
-                    .replace("#lt;", "<")
-                    .replace("#gt;", ">")
-                    .replace("#35;", "#");
-                out.push((name(from), name(to), kind, text));
-                break;
-            }
-        }
-    }
-    out
+    arrows(diagram)
+        .into_iter()
+        .map(|(from, op, to, text)| {
+            let kind = match op {
+                "->>" => "delivered",
+                "-x" => "dropped",
+                _ => "in-flight",
+            };
+            (name(&from), name(&to), kind, unescape(&text))
+        })
+        .collect()
 }
 
 /// The SVG's arrows: each `arrow` group's kind, its title (`from -> to: text`), and its label,

@@ -4,58 +4,10 @@
 
 mod common;
 
-use locksim::load::{load_file, parse_scenario};
-use locksim::protocols::{Scenario, run};
-use locksim::sim::{Invariant, Level, Status};
+use common::story::{Run, run_scenario, run_story, t};
+use locksim::load::parse_scenario;
+use locksim::sim::{Invariant, Status};
 use serde_json::Value;
-
-struct Run {
-    verdicts: Vec<(Invariant, Status)>,
-    events: Vec<Value>,
-}
-
-fn run_story(rel: &str, seed: u64) -> Run {
-    run_scenario(&load_file(&common::scenario(rel)).unwrap().scenario, seed)
-}
-
-fn run_scenario(s: &Scenario, seed: u64) -> Run {
-    let o = run(s, seed, Level::Full);
-    Run {
-        verdicts: o.verdicts.into_iter().map(|v| (v.invariant, v.status)).collect(),
-        events: o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
-    }
-}
-
-impl Run {
-    fn status(&self, i: Invariant) -> &Status {
-        &self.verdicts.iter().find(|(x, _)| *x == i).unwrap().1
-    }
-
-    fn violated_at(&self, i: Invariant) -> &Value {
-        match self.status(i) {
-            Status::Violated(v) => &self.events[v.event],
-            other => panic!("{i} not violated: {other:?}"),
-        }
-    }
-
-    fn all(&self, node: &str, kind: &str) -> Vec<&Value> {
-        self.events
-            .iter()
-            .filter(|e| e["node"] == node && e["kind"] == kind)
-            .collect()
-    }
-
-    fn first(&self, node: &str, kind: &str) -> &Value {
-        self.all(node, kind)
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| panic!("{node} never recorded {kind}"))
-    }
-}
-
-fn t(e: &Value) -> u64 {
-    e["t_ns"].as_u64().unwrap()
-}
 
 fn mono(e: &Value) -> u64 {
     e["mono_ns"].as_u64().unwrap()
@@ -433,20 +385,7 @@ fn the_stories_other_verdicts_hold_for_seeds_0_to_100() {
         ),
         ("redlock/delayed-packet.toml", Invariant::MutualExclusion, "held"),
     ];
-    for (rel, invariant, expected) in claims {
-        let s = load_file(&common::scenario(rel)).unwrap().scenario;
-        for seed in 0..100 {
-            let o = run(&s, seed, Level::Facts);
-            let got = o
-                .verdicts
-                .iter()
-                .find(|v| v.invariant == *invariant)
-                .unwrap()
-                .status
-                .word();
-            assert_eq!(got, *expected, "{rel} seed {seed}: {invariant}");
-        }
-    }
+    common::story::claims_hold_for_seeds_0_to_100(claims);
 }
 
 #[test]

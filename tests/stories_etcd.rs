@@ -6,63 +6,13 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::story::{Run, run_scenario, run_story, t};
 use locksim::Scenario;
-use locksim::load::{load_file, parse_scenario};
-use locksim::protocols::run;
-use locksim::sim::{Invariant, Level, Status};
+use locksim::load::parse_scenario;
+use locksim::sim::{Invariant, Status};
 use serde_json::Value;
 
-struct Run {
-    verdicts: Vec<(Invariant, Status)>,
-    events: Vec<Value>,
-}
-
-fn run_story(rel: &str, seed: u64) -> Run {
-    run_scenario(&load_file(&common::scenario(rel)).unwrap().scenario, seed)
-}
-
-fn run_scenario(s: &Scenario, seed: u64) -> Run {
-    let o = run(s, seed, Level::Full);
-    Run {
-        verdicts: o.verdicts.into_iter().map(|v| (v.invariant, v.status)).collect(),
-        events: o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
-    }
-}
-
 impl Run {
-    fn status(&self, i: Invariant) -> &Status {
-        &self.verdicts.iter().find(|(x, _)| *x == i).unwrap().1
-    }
-
-    fn violated_at(&self, i: Invariant) -> &Value {
-        match self.status(i) {
-            Status::Violated(v) => &self.events[v.event],
-            other => panic!("{i} not violated: {other:?}"),
-        }
-    }
-
-    fn all(&self, node: &str, kind: &str) -> Vec<&Value> {
-        self.events
-            .iter()
-            .filter(|e| e["node"] == node && e["kind"] == kind)
-            .collect()
-    }
-
-    fn kind(&self, kind: &str) -> Vec<&Value> {
-        self.events.iter().filter(|e| e["kind"] == kind).collect()
-    }
-
-    fn first(&self, node: &str, kind: &str) -> &Value {
-        self.all(node, kind)
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| panic!("{node} never recorded {kind}"))
-    }
-
-    fn held(&self, i: Invariant) -> bool {
-        matches!(self.status(i), Status::Held(_))
-    }
-
     /// The messages `from` sent `to` (a `send` event: the sender's node, the receiver in `to`).
     fn sent(&self, from: &str, to: &str) -> Vec<&Value> {
         self.events
@@ -118,10 +68,6 @@ impl Run {
         }
         None
     }
-}
-
-fn t(e: &Value) -> u64 {
-    e["t_ns"].as_u64().unwrap()
 }
 
 const S: u64 = 1_000_000_000;
@@ -498,20 +444,7 @@ fn the_etcd_stories_other_verdicts_hold_for_seeds_0_to_100() {
         ("etcd/holder-pause-fenced.toml", Invariant::TokenMonotonic, "held"),
         ("etcd/minority-leader.toml", Invariant::TokenMonotonic, "not_applicable"),
     ];
-    for (rel, invariant, expected) in claims {
-        let s = load_file(&common::scenario(rel)).unwrap().scenario;
-        for seed in 0..100 {
-            let o = run(&s, seed, Level::Facts);
-            let got = o
-                .verdicts
-                .iter()
-                .find(|v| v.invariant == *invariant)
-                .unwrap()
-                .status
-                .word();
-            assert_eq!(got, *expected, "{rel} seed {seed}: {invariant}");
-        }
-    }
+    common::story::claims_hold_for_seeds_0_to_100(claims);
 }
 
 /// `locksim list` is where a scenario writer finds the kind: its knobs, their values, and the

@@ -7,27 +7,14 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use locksim::load::{load_file, parse_scenario};
+use common::story::{Run, run_story, t};
+use locksim::load::parse_scenario;
 use locksim::protocols::run;
 use locksim::sim::{Invariant, Level, Status};
 use serde_json::Value;
 
 const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
-
-struct Run {
-    verdicts: Vec<(Invariant, Status)>,
-    events: Vec<Value>,
-}
-
-fn run_story(rel: &str, seed: u64) -> Run {
-    let s = load_file(&common::scenario(rel)).unwrap().scenario;
-    let o = run(&s, seed, Level::Full);
-    Run {
-        verdicts: o.verdicts.into_iter().map(|v| (v.invariant, v.status)).collect(),
-        events: o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
-    }
-}
 
 /// One issued ID, from its `id_issued` event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,35 +29,6 @@ struct Issued {
 }
 
 impl Run {
-    fn status(&self, i: Invariant) -> &Status {
-        &self.verdicts.iter().find(|(x, _)| *x == i).unwrap().1
-    }
-
-    fn held(&self, i: Invariant) -> bool {
-        matches!(self.status(i), Status::Held(_))
-    }
-
-    fn violated_at(&self, i: Invariant) -> &Value {
-        match self.status(i) {
-            Status::Violated(v) => &self.events[v.event],
-            other => panic!("{i} not violated: {other:?}"),
-        }
-    }
-
-    fn all(&self, node: &str, kind: &str) -> Vec<&Value> {
-        self.events
-            .iter()
-            .filter(|e| e["node"] == node && e["kind"] == kind)
-            .collect()
-    }
-
-    fn first(&self, node: &str, kind: &str) -> &Value {
-        self.all(node, kind)
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| panic!("{node} never recorded {kind}"))
-    }
-
     /// Every ID `node` issued, in order.
     fn issued(&self, node: &str) -> Vec<Issued> {
         self.all(node, "id_issued").into_iter().map(issued).collect()
@@ -88,10 +46,6 @@ fn issued(e: &Value) -> Issued {
         seq: n("seq"),
         note: e["note"]["kind"].as_str().unwrap().to_string(),
     }
-}
-
-fn t(e: &Value) -> u64 {
-    e["t_ns"].as_u64().unwrap()
 }
 
 /// The 41/10/12 layout, from the number alone.

@@ -2,6 +2,9 @@
 
 #![allow(dead_code)] // each test crate uses part of this module
 
+pub mod mermaid;
+pub mod story;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
