@@ -22,7 +22,7 @@ duration_ms = 15000
 
 fn write(name: &str, text: &str) -> PathBuf {
     let path = common::scratch_dir("bad-input").join(name);
-    std::fs::write(&path, text).unwrap();
+    common::write_whole(&path, text);
     path
 }
 

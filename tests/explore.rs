@@ -18,7 +18,7 @@ fn gc_pause_space() -> PathBuf {
 
 fn write(name: &str, text: &str) -> PathBuf {
     let path = common::scratch_dir("explore").join(name);
-    std::fs::write(&path, text).expect("write");
+    common::write_whole(&path, text);
     path
 }
 

@@ -30,7 +30,7 @@ duration_ms = 15000
 "#
     );
     let path = common::scratch_dir("run-cli").join(format!("no-expect-{check}.toml"));
-    std::fs::write(&path, text).unwrap();
+    common::write_whole(&path, &text);
     path
 }
 

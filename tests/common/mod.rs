@@ -7,6 +7,7 @@ pub mod story;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -17,6 +18,17 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("locksim-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("the temp folder is writable");
     dir
+}
+
+/// Writes `text` to `path` whole: tests run on several threads and some write the same file, so
+/// a reader must never see it truncated mid-write. Each writer fills its own file, then renames it
+/// over `path` (atomic on one file system).
+pub fn write_whole(path: &Path, text: &str) {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let staging = path.with_extension(format!("writing-{n}"));
+    std::fs::write(&staging, text).expect("the temp folder is writable");
+    std::fs::rename(&staging, path).expect("rename within the temp folder");
 }
 
 /// Every scenario file under `scenarios/`, sorted.
