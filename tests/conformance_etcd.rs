@@ -5,11 +5,11 @@
 //! the test starts a fresh, private etcd (free loopback client and peer ports, a temporary data
 //! dir; a fresh one because a revision can never be reset, and a fresh store is at revision 1 on
 //! both sides), runs each step against it and against a fresh model `Kv`, and compares:
-//! - the step's outcome: success or refusal (`lease not found`, `lease already exists`), which
-//!   branch a transaction took and each of its operations' results, the keys a range returned
-//!   (in order, with their value, `create_revision`, `mod_revision`, `version` and lease), how
-//!   many keys a delete deleted, a granted lease's TTL, and the store's revision after the step
-//!   (a reply's `header.revision`);
+//! - the step's outcome: success or refusal (`lease not found`, `lease already exists`,
+//!   `duplicate key given in txn request`), which branch a transaction took and each of its
+//!   operations' results, the keys a range returned (in order, with their value,
+//!   `create_revision`, `mod_revision`, `version` and lease), how many keys a delete deleted, a
+//!   granted lease's TTL, and the store's revision after the step (a reply's `header.revision`);
 //! - after every step, the whole store: every key with all its fields, and the revision.
 //!
 //! Lease expiry is compared for real: an `expire` step waits until etcd reports the lease gone
@@ -279,6 +279,28 @@ fn cases() -> Vec<Case> {
                 now(txn(vec![], vec![op_del("y"), op_del("y")], vec![])),
                 now(txn(vec![], vec![op_put("z", "2", 0), op_del("nope")], vec![])),
                 now(get("z")),
+            ],
+        },
+        Case {
+            name: "a branch that puts a key twice, or puts and deletes it, is refused, even the branch not taken",
+            steps: vec![
+                now(put("a", "1")),
+                now(txn(vec![], vec![op_put("a", "x", 0), op_put("a", "y", 0)], vec![])),
+                now(txn(vec![], vec![op_del("a"), op_put("a", "x", 0)], vec![])),
+                now(txn(vec![], vec![op_put("b", "x", 0), op_del("b")], vec![])),
+                now(txn(
+                    vec![create("a", Equal, 2)],
+                    vec![op_put("c", "1", 0)],
+                    vec![op_put("a", "x", 0), op_put("a", "y", 0)],
+                )),
+                now(txn(
+                    vec![],
+                    vec![op_put("a", "x", 0x77), op_put("a", "y", 0x77)],
+                    vec![],
+                )),
+                now(txn(vec![], vec![op_put("a", "x", 0x77), op_put("b", "y", 0)], vec![])),
+                now(txn(vec![], vec![op_put("a", "x", 0), op_put("b", "y", 0)], vec![])),
+                now(get("a")),
             ],
         },
         Case {
@@ -816,6 +838,8 @@ fn parse(a: &Action, reply: &etcd_wire::Reply) -> Result<Outcome, String> {
             Outcome::Refused(KvError::LeaseNotFound)
         } else if msg.contains("lease already exists") {
             Outcome::Refused(KvError::LeaseExists)
+        } else if msg.contains("duplicate key given in txn request") {
+            Outcome::Refused(KvError::DuplicateKey)
         } else {
             Outcome::Error(msg)
         });

@@ -110,6 +110,9 @@ pub enum OpResult {
 pub enum KvError {
     LeaseNotFound,
     LeaseExists,
+    /// A transaction branch puts a key twice, or puts a key it also deletes (etcd: "duplicate
+    /// key given in txn request").
+    DuplicateKey,
 }
 
 /// The result of a transaction: which branch ran, its results, and the store's revision after.
@@ -233,8 +236,12 @@ impl Kv {
 
     /// `TXN`: runs `success` if every compare holds, else `failure`. All its writes share one
     /// new revision; a transaction that writes nothing leaves the revision alone. A put naming
-    /// a lease that does not exist fails the whole transaction, as etcd does.
+    /// a lease that does not exist fails the whole transaction, as etcd does. Like etcd's API
+    /// layer, it refuses a branch that writes one key twice before it looks at the compares, so
+    /// a transaction is refused for the branch it would not have taken too.
     pub fn txn(&mut self, compares: &[Compare], success: &[Op], failure: &[Op]) -> Result<TxnResult, KvError> {
+        Self::check_no_overlap(success)?;
+        Self::check_no_overlap(failure)?;
         let succeeded = compares.iter().all(|c| self.compare(c));
         let ops = if succeeded { success } else { failure };
         for op in ops {
@@ -268,6 +275,27 @@ impl Kv {
             results,
             revision: rev,
         })
+    }
+
+    /// etcd's `checkIntervals`: within one branch a key is put at most once and never both put
+    /// and deleted; deleting a key twice is allowed (the second delete finds nothing).
+    fn check_no_overlap(ops: &[Op]) -> Result<(), KvError> {
+        let deleted: BTreeSet<&str> = ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::Delete { key } => Some(key.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut put = BTreeSet::new();
+        for op in ops {
+            if let Op::Put { key, .. } = op
+                && (deleted.contains(key.as_str()) || !put.insert(key.as_str()))
+            {
+                return Err(KvError::DuplicateKey);
+            }
+        }
+        Ok(())
     }
 
     fn put_at(&mut self, key: &str, value: &str, lease: i64, rev: i64) {
@@ -421,5 +449,28 @@ mod tests {
         assert_eq!(kv.lease_revoke(9), Err(KvError::LeaseNotFound));
         assert_eq!(kv.put("k4", "", 9), Err(KvError::LeaseNotFound));
         assert_eq!(kv.revision(), 5, "a refused put is no write");
+    }
+
+    #[test]
+    fn a_branch_writing_one_key_twice_is_refused_whichever_branch_runs() {
+        let mut kv = Kv::default();
+        kv.put("a", "1", 0).unwrap();
+        let put = |v: &str| Op::Put {
+            key: "a".into(),
+            value: v.into(),
+            lease: 0,
+        };
+        let del = || Op::Delete { key: "a".into() };
+        assert_eq!(kv.txn(&[], &[put("x"), put("y")], &[]), Err(KvError::DuplicateKey));
+        assert_eq!(kv.txn(&[], &[put("x"), del()], &[]), Err(KvError::DuplicateKey));
+        let holds = cmp_create("a", 2);
+        assert_eq!(
+            kv.txn(&[holds], &[put("x")], &[del(), put("y")]),
+            Err(KvError::DuplicateKey)
+        );
+        assert_eq!(kv.revision(), 2, "a refused txn is no write");
+        let twice = kv.txn(&[], &[del(), del()], &[]).unwrap();
+        assert_eq!(twice.results, [OpResult::Delete(1), OpResult::Delete(0)]);
+        assert_eq!(twice.revision, 3);
     }
 }

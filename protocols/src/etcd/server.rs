@@ -24,7 +24,7 @@ use locksim_sim::rng::uniform;
 use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
 use serde::Serialize;
 
-use super::kv::{CmpOp, Compare, Kv, KvError, Op, Order, Range, Target};
+use super::kv::{CmpOp, Compare, Kv, Op, Order, Range, Target};
 use super::msg::{Answer, COUNTER_KEY, Command, Entry, Msg, Request, lock_key};
 use super::obs::{EtcdEvent, EtcdObs};
 
@@ -668,7 +668,8 @@ impl EtcdServer {
                     lease,
                 };
                 match self.kv.txn(&[absent], &[put], &[]) {
-                    Err(KvError::LeaseNotFound) | Err(KvError::LeaseExists) => Answer::LeaseNotFound,
+                    // One put on its own key: a missing lease is the only refusal it can meet.
+                    Err(_) => Answer::LeaseNotFound,
                     Ok(_) => {
                         let my_rev = self.kv.get(&key).map_or(0, |kv| kv.create_revision);
                         let owner = self.kv.range(&Range::prefix("/lock/l/", Order::FirstCreate, 0, 1));
