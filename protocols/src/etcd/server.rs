@@ -9,13 +9,22 @@
 //!   heartbeat, as an asynchronously replicated store would);
 //! - lease expiry is judged by the leader's monotonic clock and is itself a log entry, so all
 //!   keys of an expired lease go in one revision; keep-alives reach only the leader (they are
-//!   not logged, as in etcd), and a new leader extends every live lease to a full TTL from its
-//!   election;
+//!   not logged, as in etcd);
+//! - a new leader is *promoted* when it applies the first (empty) entry of its own term: only
+//!   then is its applied state the committed state. etcdserver's `applyEntryNormal` calls
+//!   `lessor.Promote(electionTimeout)` there, which refreshes every lease to now + election
+//!   timeout + TTL (a keep-alive reaching it before then waits, as etcd's `LeaseRenew` waits
+//!   for a primary lessor);
 //! - watches are served by any member from its applied state, from a given revision.
 //!
-//! The leader records the lock world's facts (who owns the lock — the lowest create revision
-//! under the lock prefix — and until when by its clock; every counter write it applied or
-//! refused); other members record only that they are not authoritative.
+//! The promoted leader records the lock world's facts (who owns the lock — the lowest create
+//! revision under the lock prefix — and until when by its clock; each lock key's create
+//! revision, the fencing token, when it commits the key; every counter write it applied or
+//! refused); other members record only that they are not authoritative, and a leader that
+//! steps down or crashes says so. An entry that an old leader proposed and the new one commits
+//! with its first entry is applied before the promotion and goes unrecorded: under majority
+//! commit its revision lies between those recorded either side, so nothing out of order hides
+//! there.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,6 +54,8 @@ pub struct ServerConfig {
     /// A follower that hears no leader for a random time in `[election, 2 x election)` runs.
     pub election_ns: u64,
     pub commit: Commit,
+    /// The lock key's create revision is the clients' fencing token: record it as issued.
+    pub revision_tokens: bool,
 }
 
 const HEARTBEAT: TimerTag = 0;
@@ -101,6 +112,11 @@ pub struct EtcdServer {
     stay_out_until_ns: u64,
     /// As leader: when each member last answered an append (CheckQuorum).
     last_ack_ns: Vec<u64>,
+    /// A leader that has applied the first entry of its term: its state is the committed
+    /// state, its lessor is primary, and it records the lock world's facts.
+    promoted: bool,
+    /// Keep-alives that reached this leader before its promotion; answered at it.
+    held_keepalives: Vec<(NodeId, i64)>,
 }
 
 impl EtcdServer {
@@ -132,6 +148,8 @@ impl EtcdServer {
             just_expired: None,
             stay_out_until_ns: 0,
             last_ack_ns: vec![0; n],
+            promoted: false,
+            held_keepalives: Vec::new(),
         }
     }
 
@@ -328,6 +346,8 @@ impl EtcdServer {
             self.deadlines.clear();
             self.expiring.clear();
             self.lessor_armed_ns = None;
+            self.promoted = false;
+            self.held_keepalives.clear();
             ctx.cancel_timer(HEARTBEAT);
             ctx.cancel_timer(LESSOR);
         }
@@ -401,21 +421,41 @@ impl EtcdServer {
         }
     }
 
+    /// Wins an election. It is not authoritative yet: entries of older terms it holds may be
+    /// committed without its knowing, so it records nothing until its first entry applies.
     fn become_leader(&mut self, ctx: &mut EtcdCtx<'_>) {
         self.role = Role::Leader;
         self.leader = Some(self.me);
         self.next = vec![self.last_index() + 1; self.peers.len()];
         self.matched = vec![0; self.peers.len()];
         self.last_ack_ns = vec![ctx.mono_ns(); self.peers.len()];
-        // etcd's lessor on promotion: every live lease gets a full TTL from now.
+        self.deadlines.clear();
+        self.expiring.clear();
+        self.owner = None;
+        ctx.cancel_timer(ELECTION);
+        ctx.set_timer(HEARTBEAT, self.cfg.heartbeat_ns);
+        self.propose(ctx, Command::NoOp, None);
+    }
+
+    /// The first entry of this leader's term is applied, so everything committed before it is
+    /// too. etcdserver `applyEntryNormal` on that empty entry: `lessor.Promote(electionTimeout)`
+    /// refreshes every lease to now + election timeout + TTL — the leases' deadlines lived in
+    /// the old leader's memory, and the extra election timeout covers the time the cluster
+    /// may have had no leader to renew them.
+    fn promote(&mut self, ctx: &mut EtcdCtx<'_>) {
+        self.promoted = true;
         let now = ctx.mono_ns();
+        let extend_ns = self.cfg.election_ns;
         self.deadlines = self
             .kv
             .lease_ids()
-            .map(|l| (l, now + self.kv.lease_ttl_ms(l).unwrap_or(0) as u64 * 1_000_000))
+            .map(|l| {
+                (
+                    l,
+                    now + extend_ns + self.kv.lease_ttl_ms(l).unwrap_or(0) as u64 * 1_000_000,
+                )
+            })
             .collect();
-        self.expiring.clear();
-        self.owner = None;
         self.record(
             ctx,
             LockObs::RoleChanged {
@@ -430,11 +470,10 @@ impl EtcdServer {
                 leases_extended: self.deadlines.len() as u32,
             },
         );
-        self.record_owner(ctx);
-        ctx.cancel_timer(ELECTION);
-        ctx.set_timer(HEARTBEAT, self.cfg.heartbeat_ns);
         self.arm_lessor(ctx);
-        self.propose(ctx, Command::NoOp, None);
+        for (client, lease) in std::mem::take(&mut self.held_keepalives) {
+            self.keep_alive(ctx, client, lease);
+        }
     }
 
     /// Appends a command as leader, and replicates (or, leader-only, commits) it.
@@ -598,8 +637,10 @@ impl EtcdServer {
     }
 
     fn execute(&mut self, ctx: &mut EtcdCtx<'_>, index: usize, command: Command) {
-        let leader = self.role == Role::Leader;
+        let first_of_term = self.role == Role::Leader && !self.promoted && self.log[index - 1].term == self.term;
+        let leader = self.promoted;
         match command {
+            Command::NoOp if first_of_term => self.promote(ctx),
             Command::NoOp => {}
             Command::Expire { lease } => {
                 self.expiring.remove(&lease);
@@ -620,12 +661,12 @@ impl EtcdServer {
             }
             Command::Client { client, req, request } => {
                 let answer = self.serve(ctx, client, request, leader);
-                if leader && self.pending.remove(&index) == Some((client, req)) {
+                if self.role == Role::Leader && self.pending.remove(&index) == Some((client, req)) {
                     ctx.send(client, Msg::Answer { req, answer });
                 }
             }
         }
-        if leader {
+        if self.promoted {
             self.record_owner(ctx);
         }
     }
@@ -670,8 +711,13 @@ impl EtcdServer {
                 match self.kv.txn(&[absent], &[put], &[]) {
                     // One put on its own key: a missing lease is the only refusal it can meet.
                     Err(_) => Answer::LeaseNotFound,
-                    Ok(_) => {
+                    Ok(r) => {
                         let my_rev = self.kv.get(&key).map_or(0, |kv| kv.create_revision);
+                        if r.succeeded && leader && self.cfg.revision_tokens {
+                            // The key's create revision is granted here, at the commit, whenever
+                            // its client gets to read the answer.
+                            self.record(ctx, LockObs::TokenIssued { token: my_rev as u64 });
+                        }
                         let owner = self.kv.range(&Range::prefix("/lock/l/", Order::FirstCreate, 0, 1));
                         Answer::Acquired {
                             my_rev,
@@ -740,6 +786,9 @@ impl EtcdServer {
         if self.role != Role::Leader {
             let hint = self.leader.map(|l| self.peers[l]);
             return ctx.send(from, Msg::KeepAliveNotLeader { hint });
+        }
+        if !self.promoted {
+            return self.held_keepalives.push((from, lease));
         }
         let ttl_ms = match self.kv.lease_ttl_ms(lease) {
             Some(ttl) if !self.expiring.contains(&lease) => ttl,
