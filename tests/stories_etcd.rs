@@ -602,6 +602,11 @@ fn a_revision_token_is_issued_where_the_store_commits_the_key() {
     );
     for seed in 0..100 {
         let r = run_scenario(&s, seed);
+        assert!(
+            r.held(Invariant::TokenMonotonic),
+            "seed {seed}: {:?}",
+            r.status(Invariant::TokenMonotonic)
+        );
         let issued = r.kind("token_issued");
         assert!(
             issued
@@ -620,11 +625,6 @@ fn a_revision_token_is_issued_where_the_store_commits_the_key() {
                 .iter()
                 .any(|a| t(a) < t(late) && a["token"].as_u64() > Some(2)),
             "seed {seed}: after others read newer tokens"
-        );
-        assert!(
-            r.held(Invariant::TokenMonotonic),
-            "seed {seed}: {:?}",
-            r.status(Invariant::TokenMonotonic)
         );
     }
 }

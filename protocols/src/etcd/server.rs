@@ -110,7 +110,9 @@ pub struct EtcdServer {
     just_expired: Option<i64>,
     /// A leader that stepped down for a failover does not run again before this.
     stay_out_until_ns: u64,
-    /// As leader: when each member last answered an append (CheckQuorum).
+    /// As leader: the send time of the newest append each member answered (CheckQuorum). The
+    /// send time, not the answer's arrival: a leader paused with answers queued learns on
+    /// resuming that a majority followed it *then*, not now.
     last_ack_ns: Vec<u64>,
     /// A leader that has applied the first entry of its term: its state is the committed
     /// state, its lessor is primary, and it records the lock world's facts.
@@ -228,14 +230,7 @@ impl EtcdServer {
     pub fn on_timer(&mut self, ctx: &mut EtcdCtx<'_>, tag: TimerTag) {
         match tag {
             HEARTBEAT if self.role == Role::Leader => {
-                // CheckQuorum (etcd runs Raft with it): a leader that has not heard from a
-                // majority for an election timeout steps down instead of serving on. A
-                // leader-only store asks a majority for nothing, this included.
-                let now = ctx.mono_ns();
-                let heard = (0..self.peers.len())
-                    .filter(|&i| i == self.me || now.saturating_sub(self.last_ack_ns[i]) < self.cfg.election_ns)
-                    .count();
-                if self.cfg.commit == Commit::Majority && heard < self.majority() {
+                if !self.followed(ctx) {
                     let term = self.term;
                     return self.become_follower(ctx, term, None);
                 }
@@ -311,12 +306,14 @@ impl EtcdServer {
                 prev_term,
                 entries,
                 commit,
-            } => self.on_append(ctx, from, term, prev_index, prev_term, entries, commit),
+                sent_ns,
+            } => self.on_append(ctx, from, term, (prev_index, prev_term), entries, commit, sent_ns),
             Msg::Appended {
                 term,
                 success,
                 match_index,
-            } => self.on_appended(ctx, from, term, success, match_index),
+                sent_ns,
+            } => self.on_appended(ctx, from, term, (success, match_index), sent_ns),
             Msg::Vote {
                 term,
                 last_index,
@@ -325,6 +322,17 @@ impl EtcdServer {
             Msg::Voted { term, granted } => self.on_voted(ctx, from, term, granted),
             _ => {}
         }
+    }
+
+    /// CheckQuorum (etcd runs Raft with it): a leader that has not heard from a majority for an
+    /// election timeout steps down instead of serving on. A leader-only store asks a majority
+    /// for nothing, this included.
+    fn followed(&self, ctx: &EtcdCtx<'_>) -> bool {
+        let now = ctx.mono_ns();
+        let heard = (0..self.peers.len())
+            .filter(|&i| i == self.me || now.saturating_sub(self.last_ack_ns[i]) < self.cfg.election_ns)
+            .count();
+        self.cfg.commit != Commit::Majority || heard >= self.majority()
     }
 
     fn reset_election(&mut self, ctx: &mut EtcdCtx<'_>) {
@@ -517,6 +525,7 @@ impl EtcdServer {
                 prev_term: self.term_at(prev_index),
                 entries: self.log[prev_index..].to_vec(),
                 commit: self.commit,
+                sent_ns: ctx.mono_ns(),
             },
         );
     }
@@ -527,10 +536,10 @@ impl EtcdServer {
         ctx: &mut EtcdCtx<'_>,
         from: NodeId,
         term: u64,
-        prev_index: usize,
-        prev_term: u64,
+        (prev_index, prev_term): (usize, u64),
         entries: Vec<Entry>,
         commit: usize,
+        sent_ns: u64,
     ) {
         let Some(leader) = self.peer_index(from) else { return };
         if term < self.term {
@@ -540,6 +549,7 @@ impl EtcdServer {
                     term: self.term,
                     success: false,
                     match_index: 0,
+                    sent_ns,
                 },
             );
         }
@@ -556,6 +566,7 @@ impl EtcdServer {
                     term: self.term,
                     success: false,
                     match_index: prev_index.saturating_sub(1).min(self.last_index()),
+                    sent_ns,
                 },
             );
         }
@@ -588,11 +599,19 @@ impl EtcdServer {
                 term: self.term,
                 success: true,
                 match_index: last_new,
+                sent_ns,
             },
         );
     }
 
-    fn on_appended(&mut self, ctx: &mut EtcdCtx<'_>, from: NodeId, term: u64, success: bool, match_index: usize) {
+    fn on_appended(
+        &mut self,
+        ctx: &mut EtcdCtx<'_>,
+        from: NodeId,
+        term: u64,
+        (success, match_index): (bool, usize),
+        sent_ns: u64,
+    ) {
         if term > self.term {
             return self.become_follower(ctx, term, None);
         }
@@ -600,7 +619,14 @@ impl EtcdServer {
         if self.role != Role::Leader || term != self.term {
             return;
         }
-        self.last_ack_ns[i] = ctx.mono_ns();
+        self.last_ack_ns[i] = self.last_ack_ns[i].max(sent_ns);
+        if !self.followed(ctx) {
+            // Answers to appends sent before a pause: a newer leader may have been elected
+            // since, so this one no longer speaks for the lock (it would record late what that
+            // leader already acted on).
+            let term = self.term;
+            return self.become_follower(ctx, term, None);
+        }
         if success {
             self.matched[i] = self.matched[i].max(match_index);
             self.next[i] = self.matched[i] + 1;
