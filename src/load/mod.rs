@@ -107,6 +107,22 @@ pub fn parse_with_space(file: &str, text: &str) -> Result<(Scenario, FaultSpace)
     read(Knobs::new("", Some(1), entries)).map_err(at)
 }
 
+/// The line of each `[[fault]]` table of scenario text that loaded, in file order (the order
+/// of the scenario's fault plan), so a report can point at the entry it speaks of.
+pub fn fault_lines(text: &str) -> Vec<usize> {
+    let lines = Lines::new(text);
+    let Ok(doc) = DeTable::parse(text) else {
+        return Vec::new();
+    };
+    let Ok(entries) = table_entries(doc.get_ref(), &lines) else {
+        return Vec::new();
+    };
+    match entries.into_iter().find(|e| e.key == "fault").map(|e| e.value) {
+        Some(KnobValue::List(items)) => items.iter().map(|item| item.line).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Documents `[network]` for `locksim list`.
 pub fn network_docs(k: &mut Knobs) -> Result<(), KnobError> {
     network::parse(k, &Topology::empty()).map(|_| ())
