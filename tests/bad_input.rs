@@ -265,3 +265,49 @@ fn bad_traces_and_arguments_exit_2() {
     let o = common::locksim(&["run", "scenarios/single-redis/no-faults.toml", "--format", "yaml"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Issue 10, point 10: input the loader used to accept but cannot mean. A second `[[clock]]`
+/// for a node silently replaced the first; `[expect] unique_ids` on a lock loaded, then failed
+/// every run (exit 1), where `explore --invariant` refuses it; a misspelt twin paired the
+/// scenario with nothing. Each is bad input now: exit 2, the file, the line and the key.
+#[test]
+fn input_that_cannot_mean_anything_is_refused() {
+    rejects(
+        "two-clocks.toml",
+        &format!(
+            "{VALID}\n[[clock]]\nnode = \"server-0\"\ndrift_ppm = 100\n\n[[clock]]\nnode = \"server-0\"\noffset_ms = 5\n"
+        ),
+        &[
+            ":19:",
+            "key `clock[1].node`",
+            "server-0 already has a [[clock]] (clock[0], line 14)",
+        ],
+    );
+    for verdict in ["held", "violated", "not_applicable"] {
+        rejects(
+            &format!("unique-ids-{verdict}.toml"),
+            &format!("{VALID}\n[expect]\nmutual_exclusion = \"held\"\nunique_ids = \"{verdict}\"\n"),
+            &[
+                ":16:",
+                "key `expect.unique_ids`",
+                "single-redis never judges unique_ids",
+                "it judges mutual_exclusion",
+            ],
+        );
+    }
+    // A twin names a scenario file beside this one: `ok.toml` is there, `no-such-twin` is not.
+    write("ok.toml", VALID);
+    rejects(
+        "unknown-twin.toml",
+        &format!("twins = [\"ok\",\n  \"no-such-twin\"]\n{VALID}"),
+        &[
+            ":2:",
+            "key `twins`",
+            "unknown twin \"no-such-twin\"",
+            "no-such-twin.toml",
+        ],
+    );
+    let path = write("twinned.toml", &format!("twins = [\"ok\"]\n{VALID}"));
+    let o = common::locksim(&["run", path.to_str().unwrap(), "--timeline", "none"]);
+    assert_ne!(o.status.code(), Some(2), "{}", common::stderr(&o));
+}

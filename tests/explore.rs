@@ -149,6 +149,9 @@ resource = { fencing = "strict" } # the fence: dropping it changes every verdict
 expect = { stale_write = "held" }
 explore = { faults = ["pause"] }
 "#;
+    // Its twin is a scenario file beside it, as the loader requires.
+    let twin = std::fs::read_to_string(common::scenario("single-redis/kleppmann-gc-pause.toml")).expect("read");
+    write("kleppmann-gc-pause.toml", &twin);
     write("inline-fenced.toml", scenario)
 }
 
