@@ -173,7 +173,8 @@ fn edited_trace(name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
 /// a divergence (exit 1) naming the trace and the key that differs.
 #[test]
 fn replay_compares_the_recorded_result_and_names_the_trace() {
-    let cases: [(&str, fn(&str) -> String, &str); 3] = [
+    type Edit = fn(&str) -> String;
+    let cases: [(&str, Edit, &str); 3] = [
         (
             "replay-file-label.json",
             |t| {
