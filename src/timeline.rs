@@ -109,15 +109,13 @@ pub fn render_run(report: &RunReport<'_>, mode: TimelineMode) -> String {
         out.push_str(&format!("  {:<17} {verdict}  {detail}\n", v.invariant.id()));
     }
     let unfired = report.unfired();
-    if !unfired.is_empty() {
-        let names = report.names();
-        for u in &unfired {
-            out.push_str(&format!(
-                "  {}  NEVER FIRED: {}; the verdicts do not cover it\n",
-                u.label(),
-                u.describe(&names)
-            ));
-        }
+    let names = report.names();
+    for u in &unfired {
+        out.push_str(&format!(
+            "  {}  NEVER FIRED: {}; the verdicts do not cover it\n",
+            u.label(),
+            u.describe(&names)
+        ));
     }
     let mut problems: Vec<String> = report
         .mismatches()
