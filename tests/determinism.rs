@@ -250,3 +250,34 @@ fn replay_messages_name_the_trace() {
         "{out}"
     );
 }
+
+/// What the result must state: DESIGN's keys always (a trace without `verdicts` is not the
+/// run's), locksim's additions when the trace states them — a trace written before
+/// `unfired_faults` existed still replays as identical.
+#[test]
+fn replay_requires_design_keys_and_tolerates_missing_additions() {
+    let drop_key = |t: &str, key: &str| -> String {
+        let line = t
+            .lines()
+            .find(|l| l.starts_with("\"result\": "))
+            .expect("the result line");
+        let json = line.trim_start_matches("\"result\": ").trim_end_matches(',');
+        let mut result: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert!(
+            result.as_object_mut().unwrap().remove(key).is_some(),
+            "{key} is in the result"
+        );
+        t.replacen(line, &format!("\"result\": {result},"), 1)
+    };
+    let older = edited_trace("replay-older.json", |t| drop_key(t, "unfired_faults"));
+    let o = common::locksim(&["replay", older.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stdout(&o));
+    let bare = edited_trace("replay-bare.json", |t| drop_key(t, "verdicts"));
+    let o = common::locksim(&["replay", bare.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", common::stdout(&o));
+    assert!(
+        common::stdout(&o).contains("  verdicts: recorded (none), replayed {"),
+        "{}",
+        common::stdout(&o)
+    );
+}
