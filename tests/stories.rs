@@ -426,6 +426,45 @@ fn clock_jump_gives_two_clients_a_majority_each() {
     );
 }
 
+/// Step 5 of the Redis documentation's Redlock ("it will try to unlock all the instances (even
+/// the instances it believed it was not able to lock)"), as redlock-py's `lock()` does after
+/// any failed attempt. Every SET of client-0's first attempt lands, but each reply arrives
+/// after the 50 ms per-node timeout: the client counts no grant. Unlocking every instance
+/// frees its keys, so its retry, a few hundred ms later, gets them; without that unlock the
+/// keys would lock it out until their 10 s TTL.
+#[test]
+fn a_failed_redlock_attempt_unlocks_every_instance_even_those_it_counted_no_grant_from() {
+    let mut text = String::from(
+        "name = \"late-replies\"\nduration_ms = 15000\n\n[protocol]\nkind = \"redlock\"\n\
+         clients = 1\nservers = 3\nttl_ms = 10000\n",
+    );
+    for i in 0..3 {
+        text += &format!(
+            "\n[[fault]]\nkind = \"delay\"\nfrom = \"server-{i}\"\nto = \"client-0\"\n\
+             after = \"client-0:acquire_started\"\nwindow_ms = 20\nextra_ms = 200\n"
+        );
+    }
+    let s = parse_scenario("late-replies.toml", &text).unwrap();
+    for seed in 0..100 {
+        let r = run_scenario(&s, seed);
+        let failed = r.first("client-0", "acquire_failed");
+        assert_eq!(failed["why"], "no quorum", "seed {seed}");
+        assert_eq!(r.first("client-0", "acquire_replies")["granted"], 0, "seed {seed}");
+        let landed = r.kind("key_set").into_iter().filter(|e| t(e) < t(failed)).count();
+        assert_eq!(landed, 3, "seed {seed}: every SET landed");
+        let acquired = r.first("client-0", "acquired");
+        assert!(
+            t(acquired) < S,
+            "seed {seed}: acquired at {} ms, not on a retry",
+            t(acquired) / MS
+        );
+        assert_eq!(
+            acquired["lease"], failed["lease"],
+            "seed {seed}: the same round's retry"
+        );
+    }
+}
+
 #[test]
 fn a_pause_before_the_validity_computation_makes_the_validity_negative() {
     let r = run_story("redlock/pause-during-acquisition.toml", 1);

@@ -121,6 +121,7 @@ impl Redlock {
             drift_ns: drift_allowance_ns(self.client.ttl_ns, self.drift_factor_ppm),
             per_node_timeout_ns: self.per_node_timeout_ns,
             retry_count: self.retry_count,
+            unlock_all_after_failure: true,
             counter,
             resource,
         };

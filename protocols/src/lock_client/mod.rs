@@ -48,6 +48,10 @@ pub struct LockService {
     pub per_node_timeout_ns: u64,
     /// Failed attempts before the round gives up and starts over with a new lease (0: never).
     pub retry_count: u32,
+    /// After a failed attempt, unlock every server, not only those that said yes: Redlock's
+    /// step 5. A SET whose reply came after the per-node timeout may well have set the key,
+    /// and only the unlock frees it before its TTL.
+    pub unlock_all_after_failure: bool,
     /// The counter Redis, with `fencing_tokens = "counter"`.
     pub counter: Option<NodeId>,
     pub resource: NodeId,
@@ -329,8 +333,8 @@ impl LockClient {
                 why,
                 validity_ns,
             });
-            if self.granted != 0 {
-                // Unlock every instance, as the algorithm says; nobody waits for the answers.
+            if self.granted != 0 || self.service.unlock_all_after_failure {
+                // Unlock every instance; nobody waits for the answers.
                 let cmd = self.release_cmd();
                 for &server in &self.service.servers {
                     self.next_req += 1;

@@ -133,6 +133,8 @@ impl SingleRedis {
             drift_ns: 0,
             per_node_timeout_ns: self.client.request_timeout_ns,
             retry_count: 0,
+            // The single-instance section of the Redis page releases only a lock it holds.
+            unlock_all_after_failure: false,
             counter: None,
             resource,
         };
