@@ -237,6 +237,22 @@ fn redlock_rejects_an_even_server_count_and_incr_tokens() {
             "\"none\", \"counter\"",
         ],
     );
+    rejects(
+        "redlock-elapsed-clock.toml",
+        &format!("{base}elapsed_clock = \"sundial\"\n"),
+        &[
+            ":7:",
+            "key `protocol.elapsed_clock`",
+            "unknown value \"sundial\"",
+            "\"monotonic\", \"wall\"",
+        ],
+    );
+    // Redlock's knob: a single Redis client computes no validity to measure.
+    rejects(
+        "single-redis-elapsed-clock.toml",
+        &VALID.replace("ttl_ms = 10000", "ttl_ms = 10000\nelapsed_clock = \"wall\""),
+        &[":7:", "key `protocol.elapsed_clock`", "unknown key"],
+    );
     // The same base with an odd count and counter tokens is fine: the two errors are the knobs'.
     let path = write(
         "redlock-ok.toml",

@@ -465,6 +465,52 @@ fn a_failed_redlock_attempt_unlocks_every_instance_even_those_it_counted_no_gran
     }
 }
 
+/// `elapsed_clock`: the wall clock (redlock-py's `time.time()`) counts a 10 s backward step
+/// during the acquisition as -10 s elapsed, and the validity grows by 10 s past the keys' TTL;
+/// the monotonic clock does not see the step. Facts from the trace, not only verdicts.
+#[test]
+fn a_wall_clock_step_during_acquisition_inflates_the_validity_only_on_the_wall_clock() {
+    let (ttl_ns, drift_ns) = (10_000 * MS, 10_000 * MS / 100 + 2 * MS);
+    for seed in 0..25 {
+        let wall = run_story("redlock/elapsed-wall-clock-jump.toml", seed);
+        let mono_run = run_story("redlock/elapsed-monotonic-clock-jump.toml", seed);
+        for (r, step_ns) in [(&wall, 10 * S), (&mono_run, 0)] {
+            let first = r.first("client-0", "acquired");
+            let started = r.first("client-0", "acquire_started");
+            let elapsed_ns = mono(first) - mono(started);
+            assert!(elapsed_ns < 50 * MS, "seed {seed}: every instance answered at once");
+            assert_eq!(
+                first["validity_ns"].as_u64(),
+                Some(ttl_ns + step_ns - elapsed_ns - drift_ns),
+                "seed {seed}: validity with a {step_ns} ns step counted"
+            );
+            assert_eq!(
+                first["deadline_mono_ns"].as_u64(),
+                Some(mono(started) + ttl_ns + step_ns - drift_ns),
+                "seed {seed}"
+            );
+        }
+        let check = wall
+            .all("client-0", "deadline_checked")
+            .into_iter()
+            .find(|c| t(c) > 10 * S)
+            .unwrap();
+        assert_eq!(
+            check["ok"], true,
+            "seed {seed}: the inflated lease looks valid after 10 s"
+        );
+        let taken = wall.violated_at(Invariant::MutualExclusion);
+        assert_eq!(taken["node"], "client-1", "seed {seed}");
+        assert!(t(taken) < t(check), "seed {seed}: client-1 took the expired keys first");
+        let check = mono_run
+            .all("client-0", "deadline_checked")
+            .into_iter()
+            .find(|c| t(c) > 10 * S)
+            .unwrap();
+        assert_eq!(check["ok"], false, "seed {seed}: the honest lease is over");
+    }
+}
+
 #[test]
 fn a_pause_before_the_validity_computation_makes_the_validity_negative() {
     let r = run_story("redlock/pause-during-acquisition.toml", 1);
@@ -680,6 +726,7 @@ fn list_shows_redlock_its_knobs_the_replica_and_the_failover_fault() {
         "server_clock         \"wall\" | \"monotonic\"  (default \"wall\")",
         "delayed_restart_ms   integer 0..=",
         "fencing_tokens       \"none\" | \"counter\"",
+        "elapsed_clock        \"monotonic\" | \"wall\"  (default \"monotonic\")",
     ] {
         assert!(
             redlock.contains(needle),
@@ -698,6 +745,7 @@ fn list_shows_redlock_its_knobs_the_replica_and_the_failover_fault() {
         );
     }
     assert!(!single.contains("per_node_timeout_ms"), "{single}");
+    assert!(!single.contains("elapsed_clock"), "{single}");
     assert!(
         text.contains("\n  failover    node: promote the replica"),
         "`locksim list` lacks the failover fault"

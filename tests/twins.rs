@@ -25,6 +25,8 @@ const ALLOWED: &[&str] = &[
     "protocol.server_clock",
     "protocol.persistence",
     "protocol.delayed_restart_ms",
+    // Redlock: the clock the client measures the acquisition's elapsed time on.
+    "protocol.elapsed_clock",
     "resource.fencing",
     "resource.persist_max_fence",
     // etcd: the recipe's own-key check (issue 11456), majority commit, the counter's place.

@@ -9,7 +9,7 @@ pub mod store;
 use locksim_sim::{Level, LockSetup, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
-use crate::lock_client::{ClientConfig, FencingTokens, LockClient, LockService};
+use crate::lock_client::{ClientConfig, ElapsedClock, FencingTokens, LockClient, LockService};
 use crate::lock_world::{LockNode, lock_events, run_lock_world};
 use crate::protocol::Protocol;
 use crate::registry::Outcome;
@@ -135,6 +135,8 @@ impl SingleRedis {
             retry_count: 0,
             // The single-instance section of the Redis page releases only a lock it holds.
             unlock_all_after_failure: false,
+            // Quorum 1 and no drift: the validity is `ttl - elapsed`, counted from the send.
+            elapsed_clock: ElapsedClock::Monotonic,
             counter: None,
             resource,
         };
