@@ -663,6 +663,81 @@ fn a_partitioned_primary_grants_until_the_heal_then_is_demoted() {
     }
 }
 
+/// `min-replicas-to-write 1` bounds the partitioned primary's split brain: server-0 hears no
+/// replica ack from the partition's start (0 s), counts its replicas good while the last ack
+/// is at most 10 whole seconds old, and refreshes that count once a second — so it grants until
+/// 11 s and answers NOREPLICAS from then on, where its twin grants until the demotion after the
+/// heal. The window before the lag is noticed still has two holders; the promoted replica-0,
+/// followed and acked by replica-1, serves client-1 throughout.
+#[test]
+fn min_replicas_stops_the_partitioned_primary_after_max_lag_but_not_before() {
+    const NOREPLICAS: &str = "(error) NOREPLICAS Not enough good replicas to write.";
+    let grants = |r: &Run, node: &str| -> Vec<u64> {
+        r.events
+            .iter()
+            .filter(|e| e["node"] == node && ["key_set", "key_extended"].contains(&e["kind"].as_str().unwrap()))
+            .map(t)
+            .collect()
+    };
+    for seed in 0..100 {
+        let r = run_story("failover/failover-partitioned-primary-min-replicas.toml", seed);
+        let heal = t(r.first("network", "heal"));
+        let old = grants(&r, "server-0");
+        assert!(
+            old.iter().all(|&g| g < 11 * S) && old.iter().any(|&g| g > 5 * S),
+            "seed {seed}: server-0 grants after the failover, and only until 11 s: {old:?}"
+        );
+        let refused: Vec<u64> = r
+            .all("server-0", "send")
+            .iter()
+            .filter(|e| e["msg"] == NOREPLICAS)
+            .map(|e| t(e))
+            .collect();
+        assert!(
+            refused.first().is_some_and(|&f| f >= 11 * S && f < heal),
+            "seed {seed}: NOREPLICAS from 11 s on, during the partition: {refused:?}"
+        );
+        assert!(
+            grants(&r, "replica-0").iter().any(|&g| g > 5 * S && g < 11 * S),
+            "seed {seed}: the promoted replica grants meanwhile"
+        );
+        let overlap = r.violated_at(Invariant::MutualExclusion);
+        assert!(
+            t(overlap) < 11 * S,
+            "seed {seed}: two holders before the lag is noticed"
+        );
+        let unbounded = run_story("failover/failover-partitioned-primary.toml", seed);
+        assert!(
+            grants(&unbounded, "server-0").iter().any(|&g| g > 12 * S && g < heal),
+            "seed {seed}: without the setting server-0 grants on into the partition"
+        );
+    }
+}
+
+/// What `min-replicas-to-write` does not change: replication stays asynchronous. In
+/// failover-race with two replicas, each acking every second, the primary acknowledges
+/// client-0's lock (its replicas are good) and crashes before streaming it; the promoted
+/// replica, followed by the other, grants the lock again.
+#[test]
+fn min_replicas_does_not_save_a_lock_lost_in_asynchronous_replication() {
+    let text = std::fs::read_to_string(common::scenario("failover/failover-race.toml"))
+        .unwrap()
+        .replace("replicas = 1\n", "replicas = 2\nmin_replicas_to_write = 1\n");
+    assert!(text.contains("min_replicas_to_write"));
+    let s = parse_scenario("race-min-replicas.toml", &text).unwrap();
+    for seed in 0..100 {
+        let r = run_scenario(&s, seed);
+        let second = r.violated_at(Invariant::MutualExclusion);
+        assert_eq!(second["node"], "client-1", "seed {seed}");
+        assert!(
+            r.all("replica-0", "key_set")
+                .iter()
+                .any(|k| k["lease"] == second["lease"]),
+            "seed {seed}: granted by the promoted replica"
+        );
+    }
+}
+
 /// `everysec` forgets only what the last second wrote: the key client-0 set just before the
 /// crash is lost (crash-persistence-everysec), but the same crash three seconds later finds
 /// it on disk — where `persistence = "none"` loses it all the same.
@@ -736,7 +811,9 @@ fn list_shows_redlock_its_knobs_the_replica_and_the_failover_fault() {
     assert!(!redlock.contains("replication_lag_ms"), "Redlock has no replicas");
     let single = section("single-redis");
     for needle in [
-        "replicas             integer 0..=1  (default 0)",
+        "replicas             integer 0..=2  (default 0)",
+        "min_replicas_to_write integer 0..=2  (default 0)",
+        "min_replicas_max_lag integer 0..=3600  (default 10)",
         "replication_lag_ms   integer 0..=",
     ] {
         assert!(

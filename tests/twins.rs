@@ -27,6 +27,8 @@ const ALLOWED: &[&str] = &[
     "protocol.delayed_restart_ms",
     // Redlock: the clock the client measures the acquisition's elapsed time on.
     "protocol.elapsed_clock",
+    // Redis replication: a primary refuses writes without enough recently acked replicas.
+    "protocol.min_replicas_to_write",
     "resource.fencing",
     "resource.persist_max_fence",
     // etcd: the recipe's own-key check (issue 11456), majority commit, the counter's place.

@@ -14,6 +14,7 @@ use crate::lock_client::{
 };
 use crate::lock_world::{LockNode, lock_events, run_lock_world};
 use crate::protocol::Protocol;
+use crate::redis::min_replicas::MinReplicasConfig;
 use crate::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
 use crate::redis::{MAX_CLIENTS, parse_liveness_window, parse_server};
 use crate::registry::Outcome;
@@ -145,7 +146,7 @@ impl Redlock {
                 model: LockNode::Client(LockClient::new(self.client, u64::from(c.0), service.clone())),
             })
             .collect();
-        let primary = RedisRole::Primary { replica: None };
+        let primary = RedisRole::Primary;
         for (i, &server) in servers.iter().enumerate() {
             nodes.push(NodeSetup {
                 name: format!("server-{i}"),
@@ -159,6 +160,7 @@ impl Redlock {
                 persistence: Persistence::Always,
                 clock: ServerClock::Wall,
                 delayed_restart_ns: 0,
+                min_replicas: MinReplicasConfig::OFF,
             };
             nodes.push(NodeSetup {
                 name: "counter".into(),
