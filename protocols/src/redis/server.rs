@@ -263,7 +263,10 @@ impl RedisServer {
     }
 
     /// Sentinel's `REPLICAOF` to another replica of the failed primary: it follows the
-    /// promoted one, and acks at once (its sync handshake), which puts it online there.
+    /// promoted one, and acks at once (its sync handshake), which puts it online there. It
+    /// keeps its keyspace, as a partial resync would; what the two replicas had received of
+    /// the old primary's stream is not reconciled — it matters only to a second failover,
+    /// which the model does not make (only replica-0 is ever promoted).
     fn follow(&mut self, ctx: &mut RedisCtx<'_>, primary: NodeId) {
         if self.unavailable_until_ns.is_some() {
             return;
