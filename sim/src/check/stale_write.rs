@@ -49,7 +49,7 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, set
         *is_server.get_mut(s) = true;
     }
     let mut servers: NodeTable<Server> = NodeTable::new();
-    let (mut writes, mut with_unavailable) = (0usize, 0usize);
+    let mut writes = 0usize;
     for (index, e) in h.events.iter().enumerate() {
         let obs = match &e.what {
             What::Crash { .. } if is_server.get(e.node) => {
@@ -87,9 +87,6 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, set
             .iter()
             .map(|&s| (s, grants_at(h, s, servers.get(s), e.t_ns)))
             .collect();
-        if grants.iter().any(|(_, g)| matches!(g, Grants::Nobody)) {
-            with_unavailable += 1;
-        }
         if let Some(why) = rival(h, facts, setup, *lease, &grants) {
             return Status::Violated(Violation {
                 event: index,
@@ -106,14 +103,9 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, set
     if writes == 0 {
         return Status::NotApplicable("no write was accepted".into());
     }
-    let unavailable = if with_unavailable > 0 {
-        format!(" ({with_unavailable} of them while a server could grant nothing)")
-    } else {
-        String::new()
-    };
     let s = if writes == 1 { "" } else { "s" };
     Status::Held(format!(
-        "{writes} accepted write{s}, each while no other client held the lock or could be granted it{unavailable}"
+        "{writes} accepted write{s}, each while no other client held the lock or could be granted it"
     ))
 }
 
@@ -426,7 +418,7 @@ mod tests {
             (word, why.as_str()),
             (
                 "held",
-                "1 accepted write, each while no other client held the lock or could be granted it (1 of them while a server could grant nothing)"
+                "1 accepted write, each while no other client held the lock or could be granted it"
             )
         );
         b.what(4, server(2), What::Restart).write(5, C0, L0);
