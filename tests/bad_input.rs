@@ -217,6 +217,40 @@ fn other_impossible_values() {
     }
 }
 
+/// `min-replicas-to-write` needs that many replicas (else every write is refused), and its
+/// max lag means nothing without it.
+#[test]
+fn min_replicas_beyond_the_replicas_or_a_lag_alone_are_refused() {
+    let with = |knobs: &str| VALID.replace("ttl_ms = 10000", &format!("ttl_ms = 10000\n{knobs}"));
+    rejects(
+        "min-replicas-too-many.toml",
+        &with("replicas = 1\nmin_replicas_to_write = 2"),
+        &[
+            ":8:",
+            "key `protocol.min_replicas_to_write`",
+            "must be at most replicas (1)",
+        ],
+    );
+    rejects(
+        "min-replicas-lag-alone.toml",
+        &with("replicas = 2\nmin_replicas_max_lag = 5"),
+        &[
+            ":8:",
+            "key `protocol.min_replicas_max_lag`",
+            "no effect without min_replicas_to_write",
+        ],
+    );
+    rejects(
+        "min-replicas-lag-range.toml",
+        &with("replicas = 2\nmin_replicas_to_write = 1\nmin_replicas_max_lag = -1"),
+        &[
+            ":9:",
+            "key `protocol.min_replicas_max_lag`",
+            "between 0 and 3600 (got -1)",
+        ],
+    );
+}
+
 /// Redlock's own rules: a majority of an odd number of masters, and no fencing token of its
 /// own (Kleppmann's point) — tokens only from a separate counter.
 #[test]
@@ -236,6 +270,27 @@ fn redlock_rejects_an_even_server_count_and_incr_tokens() {
             "unknown value \"incr\"",
             "\"none\", \"counter\"",
         ],
+    );
+    rejects(
+        "redlock-elapsed-clock.toml",
+        &format!("{base}elapsed_clock = \"sundial\"\n"),
+        &[
+            ":7:",
+            "key `protocol.elapsed_clock`",
+            "unknown value \"sundial\"",
+            "\"monotonic\", \"wall\"",
+        ],
+    );
+    // Redlock's knob: a single Redis client computes no validity to measure.
+    rejects(
+        "single-redis-elapsed-clock.toml",
+        &VALID.replace("ttl_ms = 10000", "ttl_ms = 10000\nelapsed_clock = \"wall\""),
+        &[":7:", "key `protocol.elapsed_clock`", "unknown key"],
+    );
+    rejects(
+        "redlock-min-replicas.toml",
+        &format!("{base}min_replicas_to_write = 1\n"),
+        &[":7:", "key `protocol.min_replicas_to_write`", "unknown key"],
     );
     // The same base with an odd count and counter tokens is fine: the two errors are the knobs'.
     let path = write(

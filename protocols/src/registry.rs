@@ -23,7 +23,7 @@ pub struct ProtocolSpec {
 pub const PROTOCOLS: &[ProtocolSpec] = &[
     ProtocolSpec {
         kind: "single-redis",
-        summary: "one Redis (optionally with an async replica and failover): SET NX PX lock, compare-and-delete release, optional renewal and INCR fencing tokens",
+        summary: "one Redis (optionally with async replicas, failover and min-replicas-to-write): SET NX PX lock, compare-and-delete release, optional renewal and INCR fencing tokens",
         parse: SingleRedis::parse,
     },
     ProtocolSpec {
