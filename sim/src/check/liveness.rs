@@ -12,9 +12,10 @@ use crate::time::{fmt_duration, fmt_secs};
 use super::{LockFacts, LockSetup, Status, Violation};
 
 /// When the last fault is over — the true time and the index of the event that ended it, so
-/// that an acquisition at the same instant but before it does not count — or why it never is.
-fn quiet_from<M, O>(h: &History<M, O>, setup: &LockSetup) -> Result<(u64, usize), String> {
-    let mut quiet = (0u64, 0usize);
+/// that an acquisition at the same instant but before it does not count; `None` when no fault
+/// fired (the history records only faults that fired) — or why it never is.
+fn quiet_from<M, O>(h: &History<M, O>, setup: &LockSetup) -> Result<Option<(u64, usize)>, String> {
+    let mut quiet = None;
     let mut open_pauses = BTreeSet::new();
     let mut open_crashes = BTreeSet::new();
     let mut open_cuts = BTreeSet::new();
@@ -65,7 +66,7 @@ fn quiet_from<M, O>(h: &History<M, O>, setup: &LockSetup) -> Result<(u64, usize)
             }
             _ => continue,
         };
-        quiet = quiet.max((end_ns, index));
+        quiet = quiet.max(Some((end_ns, index)));
     }
     if let Some(node) = open_pauses.first() {
         return Err(format!("{} is still paused when the run ends", h.names.of(*node)));
@@ -83,9 +84,14 @@ fn quiet_from<M, O>(h: &History<M, O>, setup: &LockSetup) -> Result<(u64, usize)
 }
 
 pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
-    let (quiet_ns, quiet_index) = match quiet_from(h, setup) {
+    let quiet = match quiet_from(h, setup) {
         Ok(q) => q,
         Err(why) => return Status::NotApplicable(why),
+    };
+    let (quiet_ns, quiet_index) = quiet.unwrap_or((0, 0));
+    let since = match quiet {
+        Some(_) => "the faults ended",
+        None => "the start of the run (no fault fired)",
     };
     let deadline_ns = quiet_ns.saturating_add(setup.liveness_window_ns);
     let acquired = facts.all.iter().find(|f| {
@@ -96,7 +102,7 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, set
     });
     if let Some(f) = acquired {
         return Status::Held(format!(
-            "{} acquired at {}, {} after the faults ended",
+            "{} acquired at {}, {} after {since}",
             h.names.of(f.node),
             fmt_secs(f.t_ns),
             fmt_duration(f.t_ns - quiet_ns)
@@ -139,9 +145,9 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, set
         event,
         t_ns: deadline_ns,
         why: format!(
-            "no client acquired the lock within {} after the faults ended at {}{leak}",
+            "no client acquired the lock within {} after {since}{}{leak}",
             fmt_duration(setup.liveness_window_ns),
-            fmt_secs(quiet_ns)
+            quiet.map_or(String::new(), |_| format!(" at {}", fmt_secs(quiet_ns)))
         ),
     })
 }
