@@ -5,7 +5,7 @@ use crate::history::History;
 use crate::node::Observation;
 use crate::time::fmt_secs;
 
-use super::{Invariant, NodeTable, Status, Verdict, Violation};
+use super::{Invariant, NodeTable, Status, Verdict, Violation, count};
 
 /// Both ID checkers.
 ///
@@ -73,11 +73,14 @@ pub fn check_ids<M, O: Observation>(h: &History<M, O>) -> Vec<Verdict> {
     vec![
         Verdict {
             invariant: Invariant::UniqueIds,
-            status: verdict(unique, format!("{issued} IDs issued, all distinct")),
+            status: verdict(unique, format!("{} issued, all distinct", count(issued, "ID"))),
         },
         Verdict {
             invariant: Invariant::IdMonotonic,
-            status: verdict(monotonic, format!("{issued} IDs issued, increasing per generator")),
+            status: verdict(
+                monotonic,
+                format!("{} issued, increasing per generator", count(issued, "ID")),
+            ),
         },
     ]
 }

@@ -7,7 +7,10 @@ mod ids;
 mod liveness;
 mod lost_update;
 mod mutual_exclusion;
+mod plural;
 mod stale_write;
+#[cfg(test)]
+mod test_history;
 mod token_monotonic;
 
 use std::cell::OnceCell;
@@ -22,6 +25,7 @@ use crate::lock_obs::LockObs;
 use crate::node::Observation;
 
 pub use ids::check_ids;
+pub use plural::count;
 
 /// Stable invariant ids, as used in scenario files, JSON output and reports.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
