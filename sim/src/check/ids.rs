@@ -180,6 +180,16 @@ mod tests {
     }
 
     #[test]
+    fn one_id_is_counted_in_the_singular() {
+        let v = check_ids(&history(&[(0, Some(1))]));
+        assert_eq!(v[0].status, Status::Held("1 ID issued, all distinct".into()));
+        assert_eq!(
+            v[1].status,
+            Status::Held("1 ID issued, increasing per generator".into())
+        );
+    }
+
+    #[test]
     fn no_id_issued_is_not_applicable() {
         let v = check_ids(&history(&[(0, None)]));
         assert_eq!(
