@@ -10,12 +10,12 @@ use super::{LockFacts, Status, Violation, count};
 
 pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
     let mut max: Option<u64> = None;
-    let (mut writes, mut fenced) = (0, 0);
+    let (mut any_write, mut fenced) = (false, 0);
     for f in &facts.all {
         let LockObs::WriteApplied { client, token, .. } = f.obs else {
             continue;
         };
-        writes += 1;
+        any_write = true;
         let Some(token) = *token else { continue };
         fenced += 1;
         if let Some(m) = max
@@ -34,9 +34,9 @@ pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
         // Past the check, the token is at least every earlier one.
         max = Some(token);
     }
-    match (writes, fenced) {
-        (0, _) => Status::NotApplicable("no write was accepted".into()),
-        (_, 0) => Status::NotApplicable("no accepted write carried a fencing token".into()),
+    match (any_write, fenced) {
+        (false, _) => Status::NotApplicable("no write was accepted".into()),
+        (true, 0) => Status::NotApplicable("no accepted write carried a fencing token".into()),
         _ => Status::Held(format!("{} accepted in token order", count(fenced, "fenced write"))),
     }
 }

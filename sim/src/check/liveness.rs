@@ -277,7 +277,12 @@ mod tests {
             "client-0 acquired at 40.000 s, 30 s after the faults ended"
         );
         let h = jump(Hist::new(), 10 * S).acquired(40 * S + 1, C0, 1, 50 * S);
-        assert!(matches!(single(h), Status::Violated(_)));
+        let v = violated(single(h));
+        assert_eq!(
+            (v.event, v.t_ns),
+            (0, 40 * S),
+            "the last event before the window closed"
+        );
         // At the fault's instant: only after its event.
         let h = jump(Hist::new().acquired(10 * S, C0, 1, 20 * S), 10 * S);
         assert!(matches!(single(h), Status::Violated(_)), "acquired before the fault");
