@@ -4,6 +4,10 @@
 //! being sent, its own local deadline passing (the true time at which its monotonic clock
 //! reaches the deadline — later than planned if it was suspended), loss detected, or its
 //! crash (a dead process holds nothing).
+//!
+//! A holding is the half-open interval `[start, end)`: DESIGN 5 says a client holds *until*
+//! its release is sent or its deadline passes, so at that instant it holds no more, and a
+//! client acquiring at that same instant takes the lock from hand to hand without overlap.
 
 use crate::history::{History, What};
 use crate::ids::NodeId;
