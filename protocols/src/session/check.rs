@@ -459,6 +459,7 @@ mod tests {
             // Refused before the deadline (say, no row yet): not a late refusal.
             read(2_000, 2, ReadAnswer::Invalid { why: Invalid::Missing }),
             read(10_000, 3, expired),
+            read(12_000, 4, expired),
             // A serving the checker has no read for is not counted.
             served(10_002, 9),
         ]);
@@ -467,7 +468,7 @@ mod tests {
         };
         assert_eq!(
             why,
-            "1 request served, each read before the session's deadlines; 1 read after a deadline refused"
+            "1 request served, each read before the session's deadlines; 2 reads after a deadline refused"
         );
     }
 
