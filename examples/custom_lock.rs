@@ -36,6 +36,7 @@ use std::fmt;
 use locksim::proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use locksim::protocols::lock_world::Msg;
 use locksim::protocols::redis::cmd::{Cmd, Key, Reply, Value};
+use locksim::protocols::redis::min_replicas::MinReplicasConfig;
 use locksim::protocols::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
 use locksim::protocols::resource::{Fencing, Resource, ResourceConfig, ResourceKind, ResourceOp, ResourceReply};
 use locksim::sim::check::check_lock;
@@ -379,7 +380,8 @@ impl TokenLeaseClient {
 /// Every node of this world.
 enum CustomNode {
     Client(TokenLeaseClient),
-    Redis(RedisServer),
+    /// Boxed: a Redis server is by far the largest node.
+    Redis(Box<RedisServer>),
     Counter(CounterService),
     Resource(Resource),
 }
@@ -465,6 +467,7 @@ fn check(durable_counter: bool, plan: &Plan, seed: u64) -> Vec<Verdict> {
         persistence: Persistence::Always,
         clock: ServerClock::Wall,
         delayed_restart_ns: 0,
+        min_replicas: MinReplicasConfig::OFF,
     };
     let resource_cfg = ResourceConfig {
         kind: ResourceKind::Counter,
@@ -478,11 +481,11 @@ fn check(durable_counter: bool, plan: &Plan, seed: u64) -> Vec<Verdict> {
         .map(|(i, node)| {
             let model = match node.name.as_str() {
                 "client-0" | "client-1" => CustomNode::Client(TokenLeaseClient::new(i as u64, peers)),
-                "server-0" => CustomNode::Redis(RedisServer::new(
+                "server-0" => CustomNode::Redis(Box::new(RedisServer::new(
                     redis_cfg,
-                    RedisRole::Primary { replica: None },
+                    RedisRole::Primary,
                     clients.clone(),
-                )),
+                ))),
                 "counter" => CustomNode::Counter(CounterService {
                     durable: durable_counter,
                     count: 0,

@@ -108,17 +108,27 @@ pub fn render_run(report: &RunReport<'_>, mode: TimelineMode) -> String {
         };
         out.push_str(&format!("  {:<17} {verdict}  {detail}\n", v.invariant.id()));
     }
-    let mismatches = report.mismatches();
-    if s.expect.is_empty() {
+    let unfired = report.unfired();
+    let names = report.names();
+    for u in &unfired {
+        out.push_str(&format!(
+            "  {}  NEVER FIRED: {}; the verdicts do not cover it\n",
+            u.label(),
+            u.describe(&names)
+        ));
+    }
+    let mut problems: Vec<String> = report
+        .mismatches()
+        .iter()
+        .map(|m| format!("{} expected {}, got {}", m.invariant.id(), m.expected.word(), m.got))
+        .collect();
+    problems.extend(unfired.iter().map(|u| format!("{} never fired", u.label())));
+    if !problems.is_empty() {
+        out.push_str(&format!("  => NOT AS EXPECTED: {}\n", problems.join("; ")));
+    } else if s.expect.is_empty() {
         out.push_str("  (no [expect] section: exit status says whether anything was violated)\n");
-    } else if mismatches.is_empty() {
-        out.push_str("  => every expectation met\n");
     } else {
-        let list: Vec<String> = mismatches
-            .iter()
-            .map(|m| format!("{} expected {}, got {}", m.invariant.id(), m.expected.word(), m.got))
-            .collect();
-        out.push_str(&format!("  => NOT AS EXPECTED: {}\n", list.join("; ")));
+        out.push_str("  => every expectation met\n");
     }
     let lines = timeline(&o.trace, &marks, mode);
     if !lines.is_empty() {

@@ -1,15 +1,15 @@
 //! Trace files (DESIGN section 6): versioned JSON holding the scenario as run (its text), the
 //! seed, the engine version, the result, and every event — one per line, so traces diff well.
-//! `replay` re-runs the embedded scenario and reports the first event that differs.
+//! `replay` re-runs the embedded scenario and reports the first event that differs, or else
+//! what the recorded result states that the replay does not give.
 
 use std::path::Path;
 
-use locksim_protocols::run;
 use locksim_sim::trace::TraceEvent;
-use locksim_sim::{ENGINE_VERSION, Level, Salience};
+use locksim_sim::{ENGINE_VERSION, Salience};
 use serde_json::Value;
 
-use crate::load::{LoadError, parse_scenario};
+use crate::load::{LoadError, LoadedScenario, parse_with_space};
 use crate::report::RunReport;
 
 pub const FORMAT: &str = "locksim-trace";
@@ -124,22 +124,55 @@ impl TraceFile {
 /// What a replay found.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Replay {
-    Identical {
-        events: usize,
-    },
+    /// Every event and everything the recorded result states came out the same.
+    Identical { events: usize },
     /// The first event that differs; `None` where one side has no event at that index.
     Diverged {
         index: usize,
         recorded: Option<Value>,
         replayed: Option<Value>,
     },
+    /// The events agree but the recorded result does not: its verdicts, its file, its hash...
+    /// were edited, or were never this run's.
+    ResultDiffers { differences: Vec<Difference> },
 }
 
-/// Re-runs the trace's scenario with its seed and compares every event.
+/// One place where the recorded result and the replayed one differ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    /// Where, as a path into the result: `verdicts.stale_write`, `violations[0].why`.
+    pub path: String,
+    /// `None` where that side has no such key.
+    pub recorded: Option<Value>,
+    pub replayed: Option<Value>,
+}
+
+/// DESIGN section 6's keys of a run's result: a trace must state them. locksim's additions may
+/// be missing from a trace an earlier locksim wrote; those are compared when it states them.
+const DESIGN_RESULT_KEYS: &[&str] = &[
+    "scenario",
+    "seed",
+    "protocol",
+    "verdicts",
+    "violations",
+    "events",
+    "trace_sha256",
+];
+
+/// Re-runs the trace's scenario with its seed and compares every event, then the result the
+/// trace states against the replayed one. The embedded scenario is named by the trace's
+/// `scenario_file` label, which is compared too (the result records it as `file`).
 pub fn replay(trace: &TraceFile) -> Result<Replay, LoadError> {
-    let scenario = parse_scenario(&trace.scenario_file, &trace.scenario_text)?;
-    let outcome = run(&scenario, trace.seed, Level::Full);
-    let replayed: Vec<Value> = outcome
+    let (scenario, space) = parse_with_space(&trace.scenario_file, &trace.scenario_text)?;
+    let loaded = LoadedScenario {
+        scenario,
+        space,
+        file: trace.scenario_file.clone(),
+        source: trace.scenario_text.clone(),
+    };
+    let report = RunReport::run(&loaded, Some(trace.seed));
+    let replayed: Vec<Value> = report
+        .outcome
         .trace
         .iter()
         .map(|e| serde_json::from_str(&e.json).expect("trace lines are JSON"))
@@ -155,5 +188,53 @@ pub fn replay(trace: &TraceFile) -> Result<Replay, LoadError> {
             });
         }
     }
+    let differences = result_differences(&trace.result, &report.json());
+    if !differences.is_empty() {
+        return Ok(Replay::ResultDiffers { differences });
+    }
     Ok(Replay::Identical { events: n })
+}
+
+/// Where `recorded` (a trace's result) and `replayed` differ: every key the recorded result
+/// states, and DESIGN's keys whether stated or not.
+fn result_differences(recorded: &Value, replayed: &Value) -> Vec<Difference> {
+    let mut out = Vec::new();
+    let (Some(rec), Some(rep)) = (recorded.as_object(), replayed.as_object()) else {
+        out.push(Difference {
+            path: "result".into(),
+            recorded: Some(recorded.clone()),
+            replayed: Some(replayed.clone()),
+        });
+        return out;
+    };
+    let mut keys: Vec<&str> = rec.keys().map(String::as_str).collect();
+    keys.extend(DESIGN_RESULT_KEYS.iter().filter(|k| !rec.contains_key(**k)));
+    keys.sort_unstable();
+    for key in keys {
+        diff(key.to_string(), rec.get(key), rep.get(key), &mut out);
+    }
+    out
+}
+
+/// Walks two values side by side, down objects and arrays, recording each leaf that differs.
+fn diff(path: String, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<Difference>) {
+    match (a, b) {
+        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                diff(format!("{path}.{k}"), x.get(k), y.get(k), out);
+            }
+        }
+        (Some(Value::Array(x)), Some(Value::Array(y))) => {
+            for i in 0..x.len().max(y.len()) {
+                diff(format!("{path}[{i}]"), x.get(i), y.get(i), out);
+            }
+        }
+        _ if a == b => {}
+        _ => out.push(Difference {
+            path,
+            recorded: a.cloned(),
+            replayed: b.cloned(),
+        }),
+    }
 }

@@ -217,6 +217,40 @@ fn other_impossible_values() {
     }
 }
 
+/// `min-replicas-to-write` needs that many replicas (else every write is refused), and its
+/// max lag means nothing without it.
+#[test]
+fn min_replicas_beyond_the_replicas_or_a_lag_alone_are_refused() {
+    let with = |knobs: &str| VALID.replace("ttl_ms = 10000", &format!("ttl_ms = 10000\n{knobs}"));
+    rejects(
+        "min-replicas-too-many.toml",
+        &with("replicas = 1\nmin_replicas_to_write = 2"),
+        &[
+            ":8:",
+            "key `protocol.min_replicas_to_write`",
+            "must be at most replicas (1)",
+        ],
+    );
+    rejects(
+        "min-replicas-lag-alone.toml",
+        &with("replicas = 2\nmin_replicas_max_lag = 5"),
+        &[
+            ":8:",
+            "key `protocol.min_replicas_max_lag`",
+            "no effect without min_replicas_to_write",
+        ],
+    );
+    rejects(
+        "min-replicas-lag-range.toml",
+        &with("replicas = 2\nmin_replicas_to_write = 1\nmin_replicas_max_lag = -1"),
+        &[
+            ":9:",
+            "key `protocol.min_replicas_max_lag`",
+            "between 0 and 3600 (got -1)",
+        ],
+    );
+}
+
 /// Redlock's own rules: a majority of an odd number of masters, and no fencing token of its
 /// own (Kleppmann's point) — tokens only from a separate counter.
 #[test]
@@ -236,6 +270,27 @@ fn redlock_rejects_an_even_server_count_and_incr_tokens() {
             "unknown value \"incr\"",
             "\"none\", \"counter\"",
         ],
+    );
+    rejects(
+        "redlock-elapsed-clock.toml",
+        &format!("{base}elapsed_clock = \"sundial\"\n"),
+        &[
+            ":7:",
+            "key `protocol.elapsed_clock`",
+            "unknown value \"sundial\"",
+            "\"monotonic\", \"wall\"",
+        ],
+    );
+    // Redlock's knob: a single Redis client computes no validity to measure.
+    rejects(
+        "single-redis-elapsed-clock.toml",
+        &VALID.replace("ttl_ms = 10000", "ttl_ms = 10000\nelapsed_clock = \"wall\""),
+        &[":7:", "key `protocol.elapsed_clock`", "unknown key"],
+    );
+    rejects(
+        "redlock-min-replicas.toml",
+        &format!("{base}min_replicas_to_write = 1\n"),
+        &[":7:", "key `protocol.min_replicas_to_write`", "unknown key"],
     );
     // The same base with an odd count and counter tokens is fine: the two errors are the knobs'.
     let path = write(
@@ -264,4 +319,50 @@ fn bad_traces_and_arguments_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     let o = common::locksim(&["run", "scenarios/single-redis/no-faults.toml", "--format", "yaml"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// Issue 10, point 10: input the loader used to accept but cannot mean. A second `[[clock]]`
+/// for a node silently replaced the first; `[expect] unique_ids` on a lock loaded, then failed
+/// every run (exit 1), where `explore --invariant` refuses it; a misspelt twin paired the
+/// scenario with nothing. Each is bad input now: exit 2, the file, the line and the key.
+#[test]
+fn input_that_cannot_mean_anything_is_refused() {
+    rejects(
+        "two-clocks.toml",
+        &format!(
+            "{VALID}\n[[clock]]\nnode = \"server-0\"\ndrift_ppm = 100\n\n[[clock]]\nnode = \"server-0\"\noffset_ms = 5\n"
+        ),
+        &[
+            ":19:",
+            "key `clock[1].node`",
+            "server-0 already has a [[clock]] (clock[0], line 14)",
+        ],
+    );
+    for verdict in ["held", "violated", "not_applicable"] {
+        rejects(
+            &format!("unique-ids-{verdict}.toml"),
+            &format!("{VALID}\n[expect]\nmutual_exclusion = \"held\"\nunique_ids = \"{verdict}\"\n"),
+            &[
+                ":16:",
+                "key `expect.unique_ids`",
+                "single-redis never judges unique_ids",
+                "it judges mutual_exclusion",
+            ],
+        );
+    }
+    // A twin names a scenario file beside this one: `ok.toml` is there, `no-such-twin` is not.
+    write("ok.toml", VALID);
+    rejects(
+        "unknown-twin.toml",
+        &format!("twins = [\"ok\",\n  \"no-such-twin\"]\n{VALID}"),
+        &[
+            ":2:",
+            "key `twins`",
+            "unknown twin \"no-such-twin\"",
+            "no-such-twin.toml",
+        ],
+    );
+    let path = write("twinned.toml", &format!("twins = [\"ok\"]\n{VALID}"));
+    let o = common::locksim(&["run", path.to_str().unwrap(), "--timeline", "none"]);
+    assert_ne!(o.status.code(), Some(2), "{}", common::stderr(&o));
 }

@@ -1,4 +1,5 @@
-//! Every catalogue scenario meets its `[expect]` for every seed in 0..100: no lucky seeds.
+//! Every catalogue scenario meets its `[expect]` for every seed in 0..100, with every fault of
+//! its plan fired: no lucky seeds.
 //! Each file tells its story in comments, cites its source and carries expectations.
 
 mod common;
@@ -17,6 +18,15 @@ fn every_scenario_meets_its_expectations_for_seeds_0_to_100() {
         let s = &loaded.scenario;
         for seed in 0..SEEDS {
             let outcome = run(s, seed, Level::Facts);
+            // A fault that never fired would leave the expectations judging a run without it.
+            for u in &outcome.unfired_faults {
+                failures.push(format!(
+                    "{} seed {seed}: fault plan entry {} never fired (reproduce: locksim run {} --seed {seed})",
+                    s.name,
+                    u.fault,
+                    path.display()
+                ));
+            }
             for &(invariant, expected) in &s.expect {
                 let got = outcome
                     .verdicts

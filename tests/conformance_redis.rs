@@ -23,6 +23,10 @@
 //!   9.2.2–9.2.3), sent with `EVAL`; the model's one-script acquire (`AcquireWithToken`) is
 //!   `ACQUIRE_LUA` below.
 //!
+//! - `min-replicas-to-write`: a case sets it with `CONFIG SET` on the real server (which has
+//!   no replica) and the model's `GoodReplicas` check with no replica; every case first sets it
+//!   back to 0, since a refused `FLUSHALL` would leave the next case a dirty keyspace.
+//!
 //! Without a `redis-server` (on `PATH` or at `/usr/bin/redis-server`) the test says it is
 //! skipped and passes — unless `LOCKSIM_REQUIRE_REDIS` is set (and not `0`), as `.ci/run` does:
 //! then it fails.
@@ -33,6 +37,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use locksim_protocols::redis::cmd::{Cmd, Key, Reply, Value};
+use locksim_protocols::redis::min_replicas::{GoodReplicas, MinReplicasConfig};
 use locksim_protocols::redis::store::Store;
 use redis_wire::{Conn, RedisServer, Resp};
 
@@ -80,11 +85,13 @@ const TOLERANCE_MS: i64 = 5;
 
 /// What a step does: a model command, or `TTL` (which the model has no command for: its
 /// answer is derived from the model's `PTTL` the way Redis derives `TTL`, to check that `TTL`
-/// agrees on -1 and -2 too).
+/// agrees on -1 and -2 too), or `CONFIG SET min-replicas-to-write N` (the model's primary
+/// with that setting and no replica: `min_replicas`).
 #[derive(Copy, Clone, Debug)]
 enum Op {
     Cmd(Cmd),
     Ttl(Key),
+    MinReplicasToWrite(u32),
 }
 
 struct Step {
@@ -141,6 +148,9 @@ const fn del_if_eq(key: Key, value: Value) -> Op {
 }
 const fn pexpire_if_eq(key: Key, value: Value, ms: u64) -> Op {
     Op::Cmd(Cmd::PExpireIfEq { key, value, ms })
+}
+const fn min_replicas_to_write(n: u32) -> Op {
+    Op::MinReplicasToWrite(n)
 }
 const fn acquire(value: Value, px_ms: Option<u64>) -> Op {
     Op::Cmd(Cmd::AcquireWithToken {
@@ -352,6 +362,28 @@ const CASES: &[Case] = &[
             now(acquire(B, Some(10_000))),
         ],
     },
+    Case {
+        name: "min-replicas-to-write 1 without a replica: writes refused NOREPLICAS, reads served",
+        steps: &[
+            now(set_nx_px(LOCK, A, 10_000)),
+            now(min_replicas_to_write(1)),
+            now(get(LOCK)),
+            now(pttl(LOCK)),
+            now(set_nx_px(LOCK, B, 10_000)),
+            now(del_if_eq(LOCK, B)),
+            now(pexpire_if_eq(LOCK, B, 10_000)),
+            now(del_if_eq(LOCK, A)),
+            now(pexpire_if_eq(LOCK, A, 10_000)),
+            now(pexpire(LOCK, 10_000)),
+            now(del(LOCK)),
+            now(incr(FENCE)),
+            now(acquire(B, Some(10_000))),
+            now(get(LOCK)),
+            now(min_replicas_to_write(0)),
+            now(del_if_eq(LOCK, A)),
+            now(set_nx_px(LOCK, B, 10_000)),
+        ],
+    },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -373,6 +405,7 @@ fn wire_args(op: Op) -> Vec<String> {
     let s = |x: &str| x.to_owned();
     match op {
         Op::Ttl(key) => vec![s("TTL"), wire_key(key)],
+        Op::MinReplicasToWrite(n) => vec![s("CONFIG"), s("SET"), s("min-replicas-to-write"), n.to_string()],
         Op::Cmd(cmd) => match cmd {
             Cmd::SetNxPx { key, value, px_ms } => vec![
                 s("SET"),
@@ -427,6 +460,7 @@ fn shown_op(op: Op) -> String {
     match op {
         Op::Cmd(cmd) => cmd.to_string(),
         Op::Ttl(key) => format!("TTL {key}"),
+        Op::MinReplicasToWrite(n) => format!("CONFIG SET min-replicas-to-write {n}"),
     }
 }
 
@@ -491,12 +525,44 @@ fn ttl_of_ms(ms: i64) -> i64 {
     (ms.max(0) + 500) / 1000
 }
 
+/// The model of a primary without replicas: its keyspace and its `min-replicas` check.
+#[derive(Clone)]
+struct Model {
+    store: Store,
+    good: GoodReplicas,
+}
+
+impl Model {
+    fn new() -> Model {
+        Model {
+            store: Store::default(),
+            good: GoodReplicas::new(MinReplicasConfig::OFF),
+        }
+    }
+}
+
 /// Runs `op` on the model at `now_ns`, as the wire reply — but `TTL` as the model's `PTTL` in
-/// ms, rounded only when judged or shown (`shown_model`).
-fn model_exec(store: &mut Store, op: Op, now_ns: i64) -> Seen {
+/// ms, rounded only when judged or shown (`shown_model`). A command goes through the
+/// `min-replicas` check first, as in the model's server (which has purged expired keys).
+fn model_exec(model: &mut Model, op: Op, now_ns: i64) -> Seen {
+    let store = &mut model.store;
     match op {
-        Op::Cmd(cmd) => Seen::from_model(store.exec(cmd, now_ns)),
+        Op::Cmd(cmd) => {
+            store.purge_expired(now_ns, |_, _| {});
+            let reply = model
+                .good
+                .refusal(cmd, store)
+                .unwrap_or_else(|| store.exec(cmd, now_ns));
+            Seen::from_model(reply)
+        }
         Op::Ttl(key) => Seen::from_model(store.exec(Cmd::Pttl { key }, now_ns)),
+        Op::MinReplicasToWrite(to_write) => {
+            model.good = GoodReplicas::new(MinReplicasConfig {
+                to_write,
+                ..MinReplicasConfig::OFF
+            });
+            Seen::Ok
+        }
     }
 }
 
@@ -541,11 +607,13 @@ fn judge(op: Op, early: &Seen, late: &Seen, redis: &Seen) -> Option<bool> {
 /// Runs one case against a flushed server and a fresh model; `Err` describes the first step
 /// where they disagree.
 fn run_case(conn: &mut Conn, case: &Case) -> Result<(), String> {
-    match conn.call(&["FLUSHALL"]) {
-        Ok(Resp::Status(s)) if s == "OK" => {}
-        other => return Err(format!("FLUSHALL failed: {other:?}")),
+    for reset in [&["CONFIG", "SET", "min-replicas-to-write", "0"][..], &["FLUSHALL"]] {
+        match conn.call(reset) {
+            Ok(Resp::Status(s)) if s == "OK" => {}
+            other => return Err(format!("{} failed: {other:?}", reset.join(" "))),
+        }
     }
-    let mut store = Store::default();
+    let mut model = Model::new();
     let mut transcript = String::new();
     let start = Instant::now();
     let elapsed_ns = || i64::try_from(start.elapsed().as_nanos()).expect("a case lasts less than 292 years");
@@ -557,9 +625,9 @@ fn run_case(conn: &mut Conn, case: &Case) -> Result<(), String> {
         let after_ns = elapsed_ns();
         let resp = resp.map_err(|e| format!("case {:?}: redis-server: {e}", case.name))?;
         let redis = Seen::from_redis(&resp);
-        let (mut early_store, mut late_store) = (store.clone(), store.clone());
-        let early = model_exec(&mut early_store, step.op, before_ns);
-        let late = model_exec(&mut late_store, step.op, after_ns);
+        let (mut early_model, mut late_model) = (model.clone(), model.clone());
+        let early = model_exec(&mut early_model, step.op, before_ns);
+        let late = model_exec(&mut late_model, step.op, after_ns);
         let pause = if step.pause_ms > 0 {
             format!("after a {} ms pause, ", step.pause_ms)
         } else {
@@ -568,7 +636,7 @@ fn run_case(conn: &mut Conn, case: &Case) -> Result<(), String> {
         let at = format!("{pause}at {:.3} ms", before_ns as f64 / 1e6);
         match judge(step.op, &early, &late, &redis) {
             Some(agreed_early) => {
-                store = if agreed_early { early_store } else { late_store };
+                model = if agreed_early { early_model } else { late_model };
                 transcript += &format!("    {:>2}. {:<58} -> {redis}   ({at})\n", i + 1, shown_op(step.op));
             }
             None => {

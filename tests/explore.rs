@@ -149,6 +149,9 @@ resource = { fencing = "strict" } # the fence: dropping it changes every verdict
 expect = { stale_write = "held" }
 explore = { faults = ["pause"] }
 "#;
+    // Its twin is a scenario file beside it, as the loader requires.
+    let twin = std::fs::read_to_string(common::scenario("single-redis/kleppmann-gc-pause.toml")).expect("read");
+    write("kleppmann-gc-pause.toml", &twin);
     write("inline-fenced.toml", scenario)
 }
 
@@ -271,4 +274,30 @@ fn explore_limits_are_checked_like_faults() {
         assert_eq!(code, Some(2), "{name}: {err}");
         assert!(err.contains(needle), "{name}: {needle:?} in {err}");
     }
+}
+
+/// A plan entry that never fires changes nothing in the run, and `locksim run` fails a file
+/// whose faults do not all fire (issue 10, point 9): the written minimal scenario leaves such
+/// entries out even when shrinking had no budget to drop them.
+#[test]
+fn the_written_scenario_has_no_fault_that_never_fires() {
+    let text = std::fs::read_to_string(gc_pause_space()).expect("read");
+    // No fencing tokens, so no write is ever rejected: this pause never fires.
+    let scenario = write(
+        "never-fires.toml",
+        &text.replace(
+            "[explore]",
+            "[[fault]]\nkind = \"pause\"\nnode = \"client-0\"\nafter = \"write_rejected\"\nduration_ms = 1000\n\n[explore]",
+        ),
+    );
+    let out_dir = common::scratch_dir("explore-never-fires-out");
+    let json = explore_json(
+        &scenario,
+        &["--seeds", "200", "--shrink-budget", "0", "--out", s(&out_dir)],
+    );
+    let shrunk = PathBuf::from(json["shrunk"].as_str().expect("a finding, written"));
+    let written = std::fs::read_to_string(&shrunk).expect("read the shrunk scenario");
+    assert!(!written.contains("write_rejected"), "{written}");
+    let run = common::locksim(&["run", s(&shrunk), "--timeline", "none"]);
+    assert_eq!(run.status.code(), Some(0), "{}", common::stdout(&run));
 }

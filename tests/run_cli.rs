@@ -122,3 +122,107 @@ fn run_format_json_has_the_design_keys() {
         assert!(x["why"].as_str().is_some_and(|w| !w.is_empty()), "{x}");
     }
 }
+
+/// A scenario whose `[[fault]]` (at `fault_line`) is `trigger`, expecting what the run gives
+/// with or without the fault: only whether the fault fired can fail it.
+fn with_trigger(name: &str, trigger: &str) -> (PathBuf, usize) {
+    let text = format!(
+        r#"name = "{name}"
+duration_ms = 60000
+
+[protocol]
+kind = "single-redis"
+clients = 2
+ttl_ms = 10000
+deadline_check = "before_write"
+
+[[fault]]
+kind = "pause"
+node = "client-0"
+{trigger}
+duration_ms = 15000
+
+[expect]
+mutual_exclusion = "held"
+stale_write = "held"
+"#
+    );
+    let path = common::scratch_dir("run-cli").join(format!("{name}.toml"));
+    common::write_whole(&path, &text);
+    (path, 10)
+}
+
+/// Issue 10, point 9: a fault whose trigger never comes — an event the run never records, or
+/// an occurrence it never reaches — fails the run (exit 1) with a line naming the fault by
+/// its place in the file, in text and in JSON (`unfired_faults`), instead of "every
+/// expectation met" over a run that did not test what the file says.
+#[test]
+fn a_fault_that_never_fires_fails_the_run_and_is_named() {
+    for (name, trigger, seen) in [
+        (
+            "never-rejected",
+            "after = \"client-0:write_rejected\"",
+            "recorded 0 times",
+        ),
+        ("nth-too-large", "after = \"read_done\"\nnth = 1000000", "times"),
+    ] {
+        let (path, line) = with_trigger(name, trigger);
+        let file = path.to_str().unwrap();
+        let o = common::locksim(&["run", file, "--timeline", "none"]);
+        let text = common::stdout(&o);
+        assert_eq!(o.status.code(), Some(1), "{name}: {text}{}", common::stderr(&o));
+        assert!(!text.contains("every expectation met"), "{name}: {text}");
+        let label = format!("fault[0] (line {line})");
+        assert!(
+            text.contains(&format!("{label}  NEVER FIRED: pause of client-0 after the ")),
+            "{name}: {text}"
+        );
+        assert!(text.contains(seen), "{name}: {text}");
+        assert!(
+            text.contains(&format!("=> NOT AS EXPECTED: {label} never fired")),
+            "{name}: {text}"
+        );
+        assert!(common::stderr(&o).contains("reproduce: locksim run"), "{name}");
+        // Liveness counts fired faults only: with none fired, it does not speak of their end.
+        let liveness = text.lines().find(|l| l.trim_start().starts_with("liveness")).unwrap();
+        assert!(!liveness.contains("after the faults ended"), "{name}: {liveness}");
+        assert!(liveness.contains("no fault fired"), "{name}: {liveness}");
+
+        let o = common::locksim(&["run", file, "--format", "json"]);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", common::stdout(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+        assert_eq!(v["as_expected"], false, "{name}");
+        let unfired = v["unfired_faults"].as_array().expect("unfired_faults is a list");
+        assert_eq!(unfired.len(), 1, "{name}: {unfired:?}");
+        let u = &unfired[0];
+        assert_eq!(u["index"], 0, "{name}: {u}");
+        assert_eq!(u["line"], line, "{name}: {u}");
+        assert_eq!(u["kind"], "pause", "{name}: {u}");
+        assert_eq!(u["node"], "client-0", "{name}: {u}");
+        assert!(
+            u["trigger"]["after"]
+                .as_str()
+                .is_some_and(|a| a.starts_with("client-0:")),
+            "{name}: {u}"
+        );
+    }
+}
+
+/// The same file with a trigger the run reaches passes, and says so: `unfired_faults` is
+/// there, and empty.
+#[test]
+fn a_fault_that_fires_leaves_unfired_faults_empty() {
+    let (path, _) = with_trigger("fires", "after = \"read_done\"\nnth = 3");
+    let o = common::locksim(&["run", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stdout(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(v["unfired_faults"], serde_json::json!([]));
+    assert_eq!(v["as_expected"], true);
+    let o = common::locksim(&["run", path.to_str().unwrap(), "--timeline", "none"]);
+    assert!(
+        common::stdout(&o).contains("every expectation met"),
+        "{}",
+        common::stdout(&o)
+    );
+    assert!(!common::stdout(&o).contains("NEVER FIRED"), "{}", common::stdout(&o));
+}

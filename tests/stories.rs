@@ -426,6 +426,91 @@ fn clock_jump_gives_two_clients_a_majority_each() {
     );
 }
 
+/// Step 5 of the Redis documentation's Redlock ("it will try to unlock all the instances (even
+/// the instances it believed it was not able to lock)"), as redlock-py's `lock()` does after
+/// any failed attempt. Every SET of client-0's first attempt lands, but each reply arrives
+/// after the 50 ms per-node timeout: the client counts no grant. Unlocking every instance
+/// frees its keys, so its retry, a few hundred ms later, gets them; without that unlock the
+/// keys would lock it out until their 10 s TTL.
+#[test]
+fn a_failed_redlock_attempt_unlocks_every_instance_even_those_it_counted_no_grant_from() {
+    let mut text = String::from(
+        "name = \"late-replies\"\nduration_ms = 15000\n\n[protocol]\nkind = \"redlock\"\n\
+         clients = 1\nservers = 3\nttl_ms = 10000\n",
+    );
+    for i in 0..3 {
+        text += &format!(
+            "\n[[fault]]\nkind = \"delay\"\nfrom = \"server-{i}\"\nto = \"client-0\"\n\
+             after = \"client-0:acquire_started\"\nwindow_ms = 20\nextra_ms = 200\n"
+        );
+    }
+    let s = parse_scenario("late-replies.toml", &text).unwrap();
+    for seed in 0..100 {
+        let r = run_scenario(&s, seed);
+        let failed = r.first("client-0", "acquire_failed");
+        assert_eq!(failed["why"], "no quorum", "seed {seed}");
+        assert_eq!(r.first("client-0", "acquire_replies")["granted"], 0, "seed {seed}");
+        let landed = r.kind("key_set").into_iter().filter(|e| t(e) < t(failed)).count();
+        assert_eq!(landed, 3, "seed {seed}: every SET landed");
+        let acquired = r.first("client-0", "acquired");
+        assert!(
+            t(acquired) < S,
+            "seed {seed}: acquired at {} ms, not on a retry",
+            t(acquired) / MS
+        );
+        assert_eq!(
+            acquired["lease"], failed["lease"],
+            "seed {seed}: the same round's retry"
+        );
+    }
+}
+
+/// `elapsed_clock`: the wall clock (redlock-py's `time.time()`) counts a 10 s backward step
+/// during the acquisition as -10 s elapsed, and the validity grows by 10 s past the keys' TTL;
+/// the monotonic clock does not see the step. Facts from the trace, not only verdicts.
+#[test]
+fn a_wall_clock_step_during_acquisition_inflates_the_validity_only_on_the_wall_clock() {
+    let (ttl_ns, drift_ns) = (10_000 * MS, 10_000 * MS / 100 + 2 * MS);
+    for seed in 0..25 {
+        let wall = run_story("redlock/elapsed-wall-clock-jump.toml", seed);
+        let mono_run = run_story("redlock/elapsed-monotonic-clock-jump.toml", seed);
+        for (r, step_ns) in [(&wall, 10 * S), (&mono_run, 0)] {
+            let first = r.first("client-0", "acquired");
+            let started = r.first("client-0", "acquire_started");
+            let elapsed_ns = mono(first) - mono(started);
+            assert!(elapsed_ns < 50 * MS, "seed {seed}: every instance answered at once");
+            assert_eq!(
+                first["validity_ns"].as_u64(),
+                Some(ttl_ns + step_ns - elapsed_ns - drift_ns),
+                "seed {seed}: validity with a {step_ns} ns step counted"
+            );
+            assert_eq!(
+                first["deadline_mono_ns"].as_u64(),
+                Some(mono(started) + ttl_ns + step_ns - drift_ns),
+                "seed {seed}"
+            );
+        }
+        let check = wall
+            .all("client-0", "deadline_checked")
+            .into_iter()
+            .find(|c| t(c) > 10 * S)
+            .unwrap();
+        assert_eq!(
+            check["ok"], true,
+            "seed {seed}: the inflated lease looks valid after 10 s"
+        );
+        let taken = wall.violated_at(Invariant::MutualExclusion);
+        assert_eq!(taken["node"], "client-1", "seed {seed}");
+        assert!(t(taken) < t(check), "seed {seed}: client-1 took the expired keys first");
+        let check = mono_run
+            .all("client-0", "deadline_checked")
+            .into_iter()
+            .find(|c| t(c) > 10 * S)
+            .unwrap();
+        assert_eq!(check["ok"], false, "seed {seed}: the honest lease is over");
+    }
+}
+
 #[test]
 fn a_pause_before_the_validity_computation_makes_the_validity_negative() {
     let r = run_story("redlock/pause-during-acquisition.toml", 1);
@@ -578,6 +663,81 @@ fn a_partitioned_primary_grants_until_the_heal_then_is_demoted() {
     }
 }
 
+/// `min-replicas-to-write 1` bounds the partitioned primary's split brain: server-0 hears no
+/// replica ack from the partition's start (0 s), counts its replicas good while the last ack
+/// is at most 10 whole seconds old, and refreshes that count once a second — so it grants until
+/// 11 s and answers NOREPLICAS from then on, where its twin grants until the demotion after the
+/// heal. The window before the lag is noticed still has two holders; the promoted replica-0,
+/// followed and acked by replica-1, serves client-1 throughout.
+#[test]
+fn min_replicas_stops_the_partitioned_primary_after_max_lag_but_not_before() {
+    const NOREPLICAS: &str = "(error) NOREPLICAS Not enough good replicas to write.";
+    let grants = |r: &Run, node: &str| -> Vec<u64> {
+        r.events
+            .iter()
+            .filter(|e| e["node"] == node && ["key_set", "key_extended"].contains(&e["kind"].as_str().unwrap()))
+            .map(t)
+            .collect()
+    };
+    for seed in 0..100 {
+        let r = run_story("failover/failover-partitioned-primary-min-replicas.toml", seed);
+        let heal = t(r.first("network", "heal"));
+        let old = grants(&r, "server-0");
+        assert!(
+            old.iter().all(|&g| g < 11 * S) && old.iter().any(|&g| g > 5 * S),
+            "seed {seed}: server-0 grants after the failover, and only until 11 s: {old:?}"
+        );
+        let refused: Vec<u64> = r
+            .all("server-0", "send")
+            .iter()
+            .filter(|e| e["msg"] == NOREPLICAS)
+            .map(|e| t(e))
+            .collect();
+        assert!(
+            refused.first().is_some_and(|&f| f >= 11 * S && f < heal),
+            "seed {seed}: NOREPLICAS from 11 s on, during the partition: {refused:?}"
+        );
+        assert!(
+            grants(&r, "replica-0").iter().any(|&g| g > 5 * S && g < 11 * S),
+            "seed {seed}: the promoted replica grants meanwhile"
+        );
+        let overlap = r.violated_at(Invariant::MutualExclusion);
+        assert!(
+            t(overlap) < 11 * S,
+            "seed {seed}: two holders before the lag is noticed"
+        );
+        let unbounded = run_story("failover/failover-partitioned-primary.toml", seed);
+        assert!(
+            grants(&unbounded, "server-0").iter().any(|&g| g > 12 * S && g < heal),
+            "seed {seed}: without the setting server-0 grants on into the partition"
+        );
+    }
+}
+
+/// What `min-replicas-to-write` does not change: replication stays asynchronous. In
+/// failover-race with two replicas, each acking every second, the primary acknowledges
+/// client-0's lock (its replicas are good) and crashes before streaming it; the promoted
+/// replica, followed by the other, grants the lock again.
+#[test]
+fn min_replicas_does_not_save_a_lock_lost_in_asynchronous_replication() {
+    let text = std::fs::read_to_string(common::scenario("failover/failover-race.toml"))
+        .unwrap()
+        .replace("replicas = 1\n", "replicas = 2\nmin_replicas_to_write = 1\n");
+    assert!(text.contains("min_replicas_to_write"));
+    let s = parse_scenario("race-min-replicas.toml", &text).unwrap();
+    for seed in 0..100 {
+        let r = run_scenario(&s, seed);
+        let second = r.violated_at(Invariant::MutualExclusion);
+        assert_eq!(second["node"], "client-1", "seed {seed}");
+        assert!(
+            r.all("replica-0", "key_set")
+                .iter()
+                .any(|k| k["lease"] == second["lease"]),
+            "seed {seed}: granted by the promoted replica"
+        );
+    }
+}
+
 /// `everysec` forgets only what the last second wrote: the key client-0 set just before the
 /// crash is lost (crash-persistence-everysec), but the same crash three seconds later finds
 /// it on disk — where `persistence = "none"` loses it all the same.
@@ -641,6 +801,7 @@ fn list_shows_redlock_its_knobs_the_replica_and_the_failover_fault() {
         "server_clock         \"wall\" | \"monotonic\"  (default \"wall\")",
         "delayed_restart_ms   integer 0..=",
         "fencing_tokens       \"none\" | \"counter\"",
+        "elapsed_clock        \"monotonic\" | \"wall\"  (default \"monotonic\")",
     ] {
         assert!(
             redlock.contains(needle),
@@ -650,7 +811,9 @@ fn list_shows_redlock_its_knobs_the_replica_and_the_failover_fault() {
     assert!(!redlock.contains("replication_lag_ms"), "Redlock has no replicas");
     let single = section("single-redis");
     for needle in [
-        "replicas             integer 0..=1  (default 0)",
+        "replicas             integer 0..=2  (default 0)",
+        "min_replicas_to_write integer 0..=2  (default 0)",
+        "min_replicas_max_lag integer 0..=3600  (default 10)",
         "replication_lag_ms   integer 0..=",
     ] {
         assert!(
@@ -659,6 +822,7 @@ fn list_shows_redlock_its_knobs_the_replica_and_the_failover_fault() {
         );
     }
     assert!(!single.contains("per_node_timeout_ms"), "{single}");
+    assert!(!single.contains("elapsed_clock"), "{single}");
     assert!(
         text.contains("\n  failover    node: promote the replica"),
         "`locksim list` lacks the failover fault"

@@ -25,6 +25,10 @@ const ALLOWED: &[&str] = &[
     "protocol.server_clock",
     "protocol.persistence",
     "protocol.delayed_restart_ms",
+    // Redlock: the clock the client measures the acquisition's elapsed time on.
+    "protocol.elapsed_clock",
+    // Redis replication: a primary refuses writes without enough recently acked replicas.
+    "protocol.min_replicas_to_write",
     "resource.fencing",
     "resource.persist_max_fence",
     // etcd: the recipe's own-key check (issue 11456), majority commit, the counter's place.

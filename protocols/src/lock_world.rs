@@ -45,6 +45,9 @@ pub enum Msg {
     SwitchMaster {
         primary: NodeId,
     },
+    /// A replica's `REPLCONF ACK`, once a second: the primary counts it for
+    /// `min-replicas-to-write`.
+    ReplAck,
     /// The old primary's answer to a demotion: it now reports `role:slave` in its `INFO`,
     /// which is how Sentinel learns that the reconfiguration took and stops sending it.
     DemotionAck,
@@ -60,6 +63,7 @@ impl fmt::Display for Msg {
             Msg::Replicate { key, entry: Some(e) } => write!(f, "REPLICATE {key} := {}", e.value),
             Msg::Replicate { key, entry: None } => write!(f, "REPLICATE DEL {key}"),
             Msg::SwitchMaster { .. } => f.write_str("+switch-master: the sender is the primary now"),
+            Msg::ReplAck => f.write_str("REPLCONF ACK"),
             Msg::DemotionAck => f.write_str("role:replica (the demotion took)"),
         }
     }

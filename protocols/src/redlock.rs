@@ -1,16 +1,20 @@
 //! Redlock (DESIGN section 4; the Redis documentation's distributed-lock algorithm): N
 //! independent Redis masters, no replication. A client sends `SET NX PX` to all of them,
-//! computes `validity = ttl - elapsed - (ttl * drift_factor + 2 ms)` on its monotonic clock
-//! and holds only with a majority and validity > 0; otherwise it unlocks every instance and
+//! computes `validity = ttl - elapsed - (ttl * drift_factor + 2 ms)`, `elapsed` on the clock
+//! `elapsed_clock` names (monotonic, or the wall clock redlock-py reads), and holds only with a
+//! majority and validity > 0; otherwise it unlocks every instance and
 //! retries after a random delay. Redlock offers no fencing token (Kleppmann's point); a scenario
 //! may give the resource tokens from a separate counter Redis.
 
 use locksim_sim::{Level, LockSetup, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
-use crate::lock_client::{Acquire, ClientConfig, FencingTokens, LockClient, LockService, drift_allowance_ns};
+use crate::lock_client::{
+    Acquire, ClientConfig, ElapsedClock, FencingTokens, LockClient, LockService, drift_allowance_ns,
+};
 use crate::lock_world::{LockNode, lock_events, run_lock_world};
 use crate::protocol::Protocol;
+use crate::redis::min_replicas::MinReplicasConfig;
 use crate::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
 use crate::redis::{MAX_CLIENTS, parse_liveness_window, parse_server};
 use crate::registry::Outcome;
@@ -27,6 +31,7 @@ pub struct Redlock {
     pub drift_factor_ppm: u32,
     pub per_node_timeout_ns: u64,
     pub retry_count: u32,
+    pub elapsed_clock: ElapsedClock,
     pub liveness_window_ns: u64,
 }
 
@@ -79,6 +84,12 @@ impl Redlock {
             1_000_000,
             "failed attempts before a round gives up and starts over with a new lease (0 = never)",
         )? as u32;
+        let elapsed_clock = k.choice(
+            "elapsed_clock",
+            &[("monotonic", ElapsedClock::Monotonic), ("wall", ElapsedClock::Wall)],
+            ElapsedClock::Monotonic,
+            "the clock the acquisition's elapsed time is measured on (redlock-py: wall, time.time())",
+        )?;
         let server = parse_server(k)?;
         let liveness_window_ns = parse_liveness_window(k, client.ttl_ns)?;
         Ok(ProtocolConfig::Redlock(Redlock {
@@ -89,6 +100,7 @@ impl Redlock {
             drift_factor_ppm,
             per_node_timeout_ns,
             retry_count,
+            elapsed_clock,
             liveness_window_ns,
         }))
     }
@@ -121,6 +133,8 @@ impl Redlock {
             drift_ns: drift_allowance_ns(self.client.ttl_ns, self.drift_factor_ppm),
             per_node_timeout_ns: self.per_node_timeout_ns,
             retry_count: self.retry_count,
+            unlock_all_after_failure: true,
+            elapsed_clock: self.elapsed_clock,
             counter,
             resource,
         };
@@ -132,7 +146,7 @@ impl Redlock {
                 model: LockNode::Client(LockClient::new(self.client, u64::from(c.0), service.clone())),
             })
             .collect();
-        let primary = RedisRole::Primary { replica: None };
+        let primary = RedisRole::Primary;
         for (i, &server) in servers.iter().enumerate() {
             nodes.push(NodeSetup {
                 name: format!("server-{i}"),
@@ -146,6 +160,7 @@ impl Redlock {
                 persistence: Persistence::Always,
                 clock: ServerClock::Wall,
                 delayed_restart_ns: 0,
+                min_replicas: MinReplicasConfig::OFF,
             };
             nodes.push(NodeSetup {
                 name: "counter".into(),

@@ -2,7 +2,7 @@
 //! scenario of it. The CLI, `locksim list` and the tests find protocols here only.
 
 use locksim_sim::trace::{TraceEvent, erase};
-use locksim_sim::{History, Level, Node, NodeSetup, Stats, Verdict, World, WorldConfig};
+use locksim_sim::{History, Level, Node, NodeSetup, Stats, Unfired, Verdict, World, WorldConfig};
 
 use crate::etcd::EtcdLease;
 use crate::knobs::{KnobError, Knobs};
@@ -23,7 +23,7 @@ pub struct ProtocolSpec {
 pub const PROTOCOLS: &[ProtocolSpec] = &[
     ProtocolSpec {
         kind: "single-redis",
-        summary: "one Redis (optionally with an async replica and failover): SET NX PX lock, compare-and-delete release, optional renewal and INCR fencing tokens",
+        summary: "one Redis (optionally with async replicas, failover and min-replicas-to-write): SET NX PX lock, compare-and-delete release, optional renewal and INCR fencing tokens",
         parse: SingleRedis::parse,
     },
     ProtocolSpec {
@@ -66,6 +66,9 @@ pub struct Outcome {
     pub trace: Vec<TraceEvent>,
     pub stats: Stats,
     pub end_ns: u64,
+    /// The plan entries whose trigger never came (an `after` event that did not happen often
+    /// enough): what the verdicts do not cover.
+    pub unfired_faults: Vec<Unfired>,
 }
 
 /// Runs `s` with `seed` and judges it.
@@ -89,7 +92,7 @@ pub fn run_world<N: Node>(
         faults: s.faults.clone(),
         level,
     };
-    let history = World::new(nodes, cfg).run();
+    let (history, unfired_faults) = World::new(nodes, cfg).run_reporting_unfired();
     Outcome {
         verdicts: check(&history),
         trace: if level == Level::Full {
@@ -99,5 +102,6 @@ pub fn run_world<N: Node>(
         },
         stats: history.stats,
         end_ns: history.end_ns,
+        unfired_faults,
     }
 }

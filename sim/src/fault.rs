@@ -58,6 +58,35 @@ pub enum FaultAction {
     Failover { node: NodeId },
 }
 
+impl FaultAction {
+    /// The fault kind as a scenario file names it (`kind = "..."`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FaultAction::Pause { .. } => "pause",
+            FaultAction::Crash { .. } => "crash",
+            FaultAction::Partition { .. } => "partition",
+            FaultAction::Isolate { .. } => "isolate",
+            FaultAction::ClockJump { .. } => "clock_jump",
+            FaultAction::Delay { .. } => "delay",
+            FaultAction::Loss { duplicate: true, .. } => "duplicate",
+            FaultAction::Loss { .. } => "loss",
+            FaultAction::Failover { .. } => "failover",
+        }
+    }
+
+    /// The node the fault strikes, for the kinds that strike one.
+    pub fn node(&self) -> Option<NodeId> {
+        match self {
+            FaultAction::Pause { node, .. }
+            | FaultAction::Crash { node, .. }
+            | FaultAction::Isolate { node, .. }
+            | FaultAction::ClockJump { node, .. }
+            | FaultAction::Failover { node } => Some(*node),
+            _ => None,
+        }
+    }
+}
+
 /// One fault plan entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FaultEntry {
@@ -69,4 +98,16 @@ pub struct FaultEntry {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FaultPlan {
     pub entries: Vec<FaultEntry>,
+}
+
+/// A plan entry whose trigger never came before the run ended: nothing it would have done
+/// happened, so a verdict over the run says nothing about it (a scenario that meant to test it
+/// must not pass unnoticed).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Unfired {
+    /// The entry's index in the plan.
+    pub fault: u32,
+    /// For an `after` trigger, how many times its node recorded the event (fewer than `nth`);
+    /// 0 for a time trigger.
+    pub seen: u32,
 }

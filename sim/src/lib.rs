@@ -18,7 +18,7 @@ pub mod world;
 
 pub use check::{Invariant, LockSetup, Status, Verdict, Violation};
 pub use clock::{ClockSpec, ClockTrack};
-pub use fault::{FaultAction, FaultEntry, FaultPlan, Trigger};
+pub use fault::{FaultAction, FaultEntry, FaultPlan, Trigger, Unfired};
 pub use history::{Event, History, Level, Stats, What};
 pub use ids::{Names, NodeId};
 pub use lock_obs::LockObs;

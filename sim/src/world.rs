@@ -5,7 +5,7 @@
 use rand_chacha::ChaCha8Rng;
 
 use crate::clock::{ClockSpec, ClockTrack};
-use crate::fault::{FaultAction, FaultPlan, Trigger};
+use crate::fault::{FaultAction, FaultPlan, Trigger, Unfired};
 use crate::history::{DropReason, Event, History, Level, Stats, What};
 use crate::ids::{Names, NodeId};
 use crate::network::{Network, NetworkConfig, Route};
@@ -112,6 +112,8 @@ pub struct World<N: Node> {
     net_rng: ChaCha8Rng,
     loss_rng: ChaCha8Rng,
     plan: FaultPlan,
+    /// Per plan entry: whether its trigger came.
+    fired: Vec<bool>,
     watches: Vec<Watch>,
     events: Vec<Event<N::Msg, N::Obs>>,
     stats: Stats,
@@ -149,6 +151,7 @@ impl<N: Node> World<N> {
             queue: Queue::new(),
             net_rng: stream(cfg.seed, "network"),
             loss_rng: stream(cfg.seed, "loss"),
+            fired: vec![false; cfg.faults.entries.len()],
             plan: cfg.faults,
             watches: Vec::new(),
             // Room for a minute of a small lock world's facts. Growing from a smaller start
@@ -183,7 +186,14 @@ impl<N: Node> World<N> {
     }
 
     /// Runs to the end and hands over the history.
-    pub fn run(mut self) -> History<N::Msg, N::Obs> {
+    pub fn run(self) -> History<N::Msg, N::Obs> {
+        self.run_reporting_unfired().0
+    }
+
+    /// Runs to the end and hands over the history and the plan entries that never fired, in
+    /// plan order: a fault whose trigger never came leaves no trace in the history, and a run
+    /// that was meant to test it must be able to say so.
+    pub fn run_reporting_unfired(mut self) -> (History<N::Msg, N::Obs>, Vec<Unfired>) {
         while let Some((t_ns, due)) = self.queue.pop_until(self.end_ns) {
             debug_assert!(t_ns >= self.now_ns, "time went backwards");
             self.now_ns = t_ns;
@@ -194,13 +204,32 @@ impl<N: Node> World<N> {
             }
             self.dispatch(due);
         }
-        History {
+        let unfired = (0..self.plan.entries.len())
+            .filter(|&i| !self.fired[i])
+            .map(|i| {
+                let fault = i as u32;
+                let seen = match &self.plan.entries[i].trigger {
+                    Trigger::At { .. } => 0,
+                    Trigger::After { nth, .. } => {
+                        let remaining = self
+                            .watches
+                            .iter()
+                            .find(|w| w.fault == fault)
+                            .map_or(0, |w| w.remaining);
+                        (*nth).max(1) - remaining
+                    }
+                };
+                Unfired { fault, seen }
+            })
+            .collect();
+        let history = History {
             names: self.names,
             events: self.events,
             clocks: self.slots.into_iter().map(|s| s.clock).collect(),
             end_ns: self.end_ns,
             stats: self.stats,
-        }
+        };
+        (history, unfired)
     }
 
     fn dispatch(&mut self, due: Due<N::Msg>) {
@@ -549,6 +578,7 @@ impl<N: Node> World<N> {
     }
 
     fn fire(&mut self, fault: u32) {
+        self.fired[fault as usize] = true;
         let now_ns = self.now_ns;
         match self.plan.entries[fault as usize].action.clone() {
             FaultAction::Pause {

@@ -12,7 +12,7 @@ use locksim_sim::history::DropReason;
 use locksim_sim::network::Latency;
 use locksim_sim::{
     ClockSpec, Ctx, Event, FaultAction, FaultEntry, FaultPlan, History, Level, Names, NetworkConfig, Node, NodeId,
-    NodeSetup, Observation, Stats, TimerTag, Trigger, What, World, WorldConfig, trace,
+    NodeSetup, Observation, Stats, TimerTag, Trigger, Unfired, What, World, WorldConfig, trace,
 };
 use rand_chacha::rand_core::Rng as _;
 use serde::Serialize;
@@ -663,6 +663,40 @@ fn after_trigger_fires_right_after_the_nth_occurrence() {
         dump(&h)
     );
     assert_eq!(h.events[p].t_ns, 20 * MS);
+}
+
+/// A trigger that never comes leaves no trace in the history, so the engine says which entries
+/// never fired (issue 10, point 9): an `after` event recorded fewer than `nth` times (with how
+/// many it saw), and one never recorded; the entries that fired are not listed.
+#[test]
+fn entries_whose_trigger_never_comes_are_reported_unfired() {
+    let ticker = Toy::new()
+        .on_first_start([Act::Timer(1, 10 * MS), Act::Timer(2, 20 * MS)])
+        .on(1, [Act::Mark("tick")])
+        .on(2, [Act::Mark("tick")]);
+    let cfg = WorldConfig {
+        seed: 1,
+        end_ns: 10 * S,
+        network: fixed_net(),
+        faults: FaultPlan {
+            entries: vec![
+                after(A, "tick", 2, pause(A, MS, false)),
+                after(A, "tick", 3, pause(A, MS, false)),
+                at(5 * S, pause(A, MS, false)),
+                after(A, "tock", 1, pause(A, MS, false)),
+            ],
+        },
+        level: Level::Full,
+    };
+    let (h, unfired) = World::new(nodes([ticker]), cfg).run_reporting_unfired();
+    assert_eq!(
+        unfired,
+        [Unfired { fault: 1, seen: 2 }, Unfired { fault: 3, seen: 0 }],
+        "{}",
+        dump(&h)
+    );
+    let pauses = h.events.iter().filter(|e| matches!(e.what, What::Pause { .. })).count();
+    assert_eq!(pauses, 2, "the two entries that fired paused the node");
 }
 
 /// A node that sends ping 1, records `acquired`, then sends ping 2 and records `after`, all in

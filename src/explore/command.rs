@@ -173,7 +173,8 @@ pub fn shrink_and_write(
         &finding.text(&start, "", &loaded.scenario.name),
         "(the counterexample before shrinking)",
     )?;
-    let shrunk = shrink(&finding, start, budget);
+    let mut shrunk = shrink(&finding, start, budget);
+    shrunk.candidate = finding.without_unfired(shrunk.candidate);
     let stem = format!(
         "{}-seed{}-{}",
         loaded.scenario.name,

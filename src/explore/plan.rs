@@ -85,25 +85,9 @@ pub fn fault_toml(e: &FaultEntry, names: &Names) -> String {
     let n = |id: NodeId| quote(names.of(id));
     let mut out = String::from("[[fault]]\n");
     let line = |out: &mut String, key: &str, value: String| out.push_str(&format!("{key} = {value}\n"));
-    let kind = match &e.action {
-        FaultAction::Pause { .. } => "pause",
-        FaultAction::Crash { .. } => "crash",
-        FaultAction::Partition { .. } => "partition",
-        FaultAction::Isolate { .. } => "isolate",
-        FaultAction::ClockJump { .. } => "clock_jump",
-        FaultAction::Delay { .. } => "delay",
-        FaultAction::Loss { duplicate: true, .. } => "duplicate",
-        FaultAction::Loss { .. } => "loss",
-        FaultAction::Failover { .. } => "failover",
-    };
-    line(&mut out, "kind", quote(kind));
-    match &e.action {
-        FaultAction::Pause { node, .. }
-        | FaultAction::Crash { node, .. }
-        | FaultAction::Isolate { node, .. }
-        | FaultAction::ClockJump { node, .. }
-        | FaultAction::Failover { node } => line(&mut out, "node", n(*node)),
-        _ => {}
+    line(&mut out, "kind", quote(e.action.kind()));
+    if let Some(node) = e.action.node() {
+        line(&mut out, "node", n(node));
     }
     match &e.trigger {
         Trigger::At { at_ns } => line(&mut out, "at_ms", ms(*at_ns).to_string()),

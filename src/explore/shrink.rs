@@ -63,6 +63,27 @@ impl Finding<'_> {
     }
 }
 
+impl Finding<'_> {
+    /// The candidate without the plan entries that never fire in its run. They change nothing
+    /// in it, and `locksim run` fails a file whose faults do not all fire; shrinking drops
+    /// them anyway unless its budget ran out first.
+    pub fn without_unfired(&self, c: Candidate) -> Candidate {
+        let Ok(s) = parse_scenario("(shrunk)", &self.text(&c, "", &self.base.name)) else {
+            return c;
+        };
+        let unfired = run(&s, self.seed, Level::Facts).unfired_faults;
+        if unfired.is_empty() {
+            return c;
+        }
+        let mut fewer = c.clone();
+        fewer.plan.faults = (c.plan.faults.iter().enumerate())
+            .filter(|(i, _)| !unfired.iter().any(|u| u.fault as usize == *i))
+            .map(|(_, e)| e.clone())
+            .collect();
+        if self.violates(&fewer) { fewer } else { c }
+    }
+}
+
 fn count(base: &Scenario, role: Role) -> u64 {
     base.protocol.topology().iter().filter(|(_, r)| *r == role).count() as u64
 }

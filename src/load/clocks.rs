@@ -24,6 +24,9 @@ pub fn parse(
         specs: Vec::new(),
         jumps: Vec::new(),
     };
+    // Each node's table so far, with its index and line: a second one for the same node is
+    // an error, not a silent replacement of the first.
+    let mut tables: Vec<(NodeId, usize, usize)> = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
         let section = format!("clock[{i}]");
         let KnobValue::Table(entries) = item.value else {
@@ -35,6 +38,17 @@ pub fn parse(
         };
         let mut k = Knobs::new(section, Some(item.line), entries);
         let (node, _) = topo.node(&mut k, "node", "the node whose clock this is")?;
+        if let Some((j, line)) = tables.iter().find(|(n, _, _)| *n == node).map(|(_, j, l)| (*j, *l)) {
+            return Err(k.error(
+                "node",
+                format!(
+                    "{} already has a [[clock]] (clock[{j}], line {line}); a node has one clock: \
+                     put its offset, drift and jumps in one table",
+                    topo.name(node)
+                ),
+            ));
+        }
+        tables.push((node, i, item.line));
         let offset_ms = k.int(
             "offset_ms",
             0,

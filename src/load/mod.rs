@@ -15,7 +15,7 @@ use locksim_protocols::knobs::{KnobEntry, KnobError, KnobValue, Knobs};
 use locksim_protocols::registry::{PROTOCOLS, find};
 use locksim_protocols::resource::ResourceConfig;
 use locksim_protocols::{Expected, Scenario};
-use locksim_sim::{FaultPlan, Invariant};
+use locksim_sim::{FaultPlan, Invariant, Level};
 use toml::de::DeTable;
 
 use crate::explore::FaultSpace;
@@ -70,6 +70,7 @@ pub fn load_file(path: &Path) -> Result<LoadedScenario, LoadError> {
         message: format!("cannot read the scenario file: {e}"),
     })?;
     let (scenario, space) = parse_with_space(&file, &source)?;
+    check_twins(path, &file, &source, &scenario.twins)?;
     Ok(LoadedScenario {
         scenario,
         space,
@@ -105,6 +106,48 @@ pub fn parse_with_space(file: &str, text: &str) -> Result<(Scenario, FaultSpace)
         message: b.message,
     })?;
     read(Knobs::new("", Some(1), entries)).map_err(at)
+}
+
+/// The line of each `[[fault]]` table of scenario text that loaded, in file order (the order
+/// of the scenario's fault plan), so a report can point at the entry it speaks of.
+pub fn fault_lines(text: &str) -> Vec<usize> {
+    array_lines(text, "fault")
+}
+
+/// The line of each item of the top-level array `key` of scenario text that loaded.
+fn array_lines(text: &str, key: &str) -> Vec<usize> {
+    let lines = Lines::new(text);
+    let Ok(doc) = DeTable::parse(text) else {
+        return Vec::new();
+    };
+    let Ok(entries) = table_entries(doc.get_ref(), &lines) else {
+        return Vec::new();
+    };
+    match entries.into_iter().find(|e| e.key == key).map(|e| e.value) {
+        Some(KnobValue::List(items)) => items.iter().map(|item| item.line).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Each name in `twins` must be a scenario file beside `path` (`<name>.toml`), as the
+/// catalogue's twins are: a misspelt twin would otherwise pair the scenario with nothing.
+fn check_twins(path: &Path, file: &str, source: &str, twins: &[String]) -> Result<(), LoadError> {
+    let lines = array_lines(source, "twins");
+    for (i, name) in twins.iter().enumerate() {
+        let twin = path.with_file_name(format!("{name}.toml"));
+        if !twin.is_file() {
+            return Err(LoadError {
+                file: file.to_string(),
+                line: lines.get(i).copied(),
+                key: Some("twins".into()),
+                message: format!(
+                    "unknown twin \"{name}\": no scenario file {} beside this one (a twin names a scenario of the same folder, without .toml)",
+                    twin.display()
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Documents `[network]` for `locksim list`.
@@ -215,7 +258,7 @@ fn read(mut top: Knobs) -> Result<(Scenario, FaultSpace), KnobError> {
     };
 
     let (line, entries) = section(&mut top, "expect", "expected verdicts")?;
-    let expect = read_expect(Knobs::new("expect", line, entries))?;
+    let (expect, expect_lines) = read_expect(Knobs::new("expect", line, entries))?;
 
     let (line, entries) = section(
         &mut top,
@@ -241,16 +284,56 @@ fn read(mut top: Knobs) -> Result<(Scenario, FaultSpace), KnobError> {
         expect,
         twins,
     };
+    check_judged(&scenario, &expect_lines)?;
     Ok((scenario, space))
 }
 
-fn read_expect(mut k: Knobs) -> Result<Vec<(Invariant, Expected)>, KnobError> {
+/// Every invariant `[expect]` names must be one the protocol judges: a lock never judges
+/// `unique_ids`, so no run could meet that expectation (`explore --invariant` refuses the same).
+fn check_judged(s: &Scenario, lines: &[Option<usize>]) -> Result<(), KnobError> {
+    if s.expect.is_empty() {
+        return Ok(());
+    }
+    // Which invariants a protocol judges depends on the protocol alone, never on the run, so
+    // a run that ends as it starts tells.
+    let mut empty = s.clone();
+    empty.faults = FaultPlan::default();
+    empty.duration_ns = 0;
+    let judged: Vec<Invariant> = locksim_protocols::run(&empty, s.seed, Level::Facts)
+        .verdicts
+        .iter()
+        .map(|v| v.invariant)
+        .collect();
+    for (&(invariant, _), &line) in s.expect.iter().zip(lines) {
+        if !judged.contains(&invariant) {
+            let ids: Vec<&str> = judged.iter().map(|i| i.id()).collect();
+            return Err(KnobError {
+                key: format!("expect.{}", invariant.id()),
+                line,
+                message: format!(
+                    "{} never judges {}, so no run could meet this expectation; it judges {}",
+                    s.protocol.kind(),
+                    invariant.id(),
+                    ids.join(", ")
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The expected verdicts, with the line of each.
+type ExpectWithLines = (Vec<(Invariant, Expected)>, Vec<Option<usize>>);
+
+fn read_expect(mut k: Knobs) -> Result<ExpectWithLines, KnobError> {
     let ids: Vec<&str> = Invariant::ALL.iter().map(|i| i.id()).collect();
     let mut expect = Vec::new();
+    let mut lines = Vec::new();
     for id in ids.iter().copied() {
         if !k.has(id) {
             continue;
         }
+        lines.push(k.line_of(id));
         let expected = k.choice(
             id,
             &[
@@ -267,5 +350,5 @@ fn read_expect(mut k: Knobs) -> Result<Vec<(Invariant, Expected)>, KnobError> {
         message: format!("unknown invariant; known invariants: {}", ids.join(", ")),
         ..e
     })?;
-    Ok(expect)
+    Ok((expect, lines))
 }

@@ -59,6 +59,18 @@ pub enum FencingTokens {
     Revision,
 }
 
+/// The clock a Redlock client measures an acquisition's elapsed time on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ElapsedClock {
+    /// Steps of the wall clock do not move it (the seed's sample code: `time.monotonic()`).
+    Monotonic,
+    /// What redlock-py (`time.time()`), node-redlock (`Date.now()`) and Redisson
+    /// (`System.currentTimeMillis()`) read: a step during the acquisition is counted as
+    /// elapsed time, and a backward one inflates the validity.
+    Wall,
+}
+
 /// The lock client's configuration.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ClientConfig {

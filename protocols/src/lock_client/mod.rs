@@ -7,12 +7,14 @@
 //! `drift = ttl * factor + 2 ms`. An attempt sends the acquire to every server at once and
 //! collects the answers until all arrived or the per-node timeout passed; then, in a step of its
 //! own (so a pause placed `after = "acquire_replies"` really does come before it), it computes
-//! `validity = ttl - elapsed - drift` on its monotonic clock and holds only with a quorum and
-//! validity > 0. Otherwise it releases on every server and retries.
+//! `validity = ttl - elapsed - drift` (`elapsed` on the monotonic clock, or on the wall clock
+//! with Redlock's `elapsed_clock = "wall"`) and holds only with a quorum and validity > 0.
+//! Otherwise it releases on every server (Redlock: even those that said no) and retries.
 //!
-//! The lease deadline is `start + ttl - drift`, `start` being when the acquire was *sent*: the
-//! client's validity starts before any server's TTL does, as in the Redis documentation's
-//! algorithm; a renewal moves it to `sent + ttl`. A release is sent whatever happened — lost
+//! The lease deadline is `now + validity` on the monotonic clock, which is `start + ttl -
+//! drift`, `start` being when the acquire was *sent*, unless the wall clock measured the
+//! elapsed time and stepped meanwhile: the client's validity starts before any server's TTL
+//! does, as in the Redis documentation's algorithm; a renewal moves it to `sent + ttl`. A release is sent whatever happened — lost
 //! lock, failed check, timed-out write — because real code releases in a `finally` block.
 
 pub mod config;
@@ -23,7 +25,7 @@ use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
 use crate::lock_world::Msg;
 use crate::redis::cmd::{Cmd, Key, Reply, Value};
 use crate::resource::{ResourceOp, ResourceReply};
-pub use config::{Acquire, ClientConfig, DeadlineCheck, FencingTokens, Release, Renew};
+pub use config::{Acquire, ClientConfig, DeadlineCheck, ElapsedClock, FencingTokens, Release, Renew};
 
 /// The step timer: start, backoff, work, think (one at a time).
 const STEP: TimerTag = 0;
@@ -48,6 +50,12 @@ pub struct LockService {
     pub per_node_timeout_ns: u64,
     /// Failed attempts before the round gives up and starts over with a new lease (0: never).
     pub retry_count: u32,
+    /// After a failed attempt, unlock every server, not only those that said yes: Redlock's
+    /// step 5. A SET whose reply came after the per-node timeout may well have set the key,
+    /// and only the unlock frees it before its TTL.
+    pub unlock_all_after_failure: bool,
+    /// The clock the acquisition's elapsed time is measured on.
+    pub elapsed_clock: ElapsedClock,
     /// The counter Redis, with `fencing_tokens = "counter"`.
     pub counter: Option<NodeId>,
     pub resource: NodeId,
@@ -89,6 +97,8 @@ pub struct LockClient {
     lease: u64,
     attempt: u32,
     acquire_sent_mono_ns: u64,
+    /// The wall clock when the acquire was sent, for `elapsed_clock = "wall"`.
+    acquire_sent_wall_ns: i64,
     deadline_mono_ns: u64,
     token: Option<u64>,
     read_value: u64,
@@ -114,6 +124,7 @@ impl LockClient {
             lease: 0,
             attempt: 0,
             acquire_sent_mono_ns: 0,
+            acquire_sent_wall_ns: 0,
             deadline_mono_ns: 0,
             token: None,
             read_value: 0,
@@ -283,11 +294,14 @@ impl LockClient {
     fn try_acquire(&mut self, ctx: &mut ClientCtx<'_>) {
         self.attempt += 1;
         self.token = None;
+        // The start time is read first, as redlock-py does before its first SET: a clock
+        // fault placed `after = "acquire_started"` falls inside the measured interval.
+        self.acquire_sent_mono_ns = ctx.mono_ns();
+        self.acquire_sent_wall_ns = ctx.wall_ns();
         ctx.record(LockObs::AcquireStarted {
             lease: self.lease,
             attempt: self.attempt,
         });
-        self.acquire_sent_mono_ns = ctx.mono_ns();
         self.phase = Phase::Acquiring;
         let (key, value) = (Key::Lock, Value::Lease(self.lease));
         let px_ms = self.cfg.ttl_ns / 1_000_000;
@@ -315,7 +329,10 @@ impl LockClient {
     }
 
     fn decide(&mut self, ctx: &mut ClientCtx<'_>) {
-        let elapsed_ns = ctx.mono_ns() - self.acquire_sent_mono_ns;
+        let elapsed_ns = match self.service.elapsed_clock {
+            ElapsedClock::Monotonic => (ctx.mono_ns() - self.acquire_sent_mono_ns) as i64,
+            ElapsedClock::Wall => ctx.wall_ns() - self.acquire_sent_wall_ns,
+        };
         let validity_ns = validity_ns(self.cfg.ttl_ns, elapsed_ns, self.service.drift_ns);
         let votes = self.granted.count_ones();
         if votes < self.service.quorum || validity_ns <= 0 {
@@ -329,8 +346,8 @@ impl LockClient {
                 why,
                 validity_ns,
             });
-            if self.granted != 0 {
-                // Unlock every instance, as the algorithm says; nobody waits for the answers.
+            if self.granted != 0 || self.service.unlock_all_after_failure {
+                // Unlock every instance; nobody waits for the answers.
                 let cmd = self.release_cmd();
                 for &server in &self.service.servers {
                     self.next_req += 1;
@@ -345,7 +362,10 @@ impl LockClient {
             }
             return self.backoff(ctx);
         }
-        self.deadline_mono_ns = self.acquire_sent_mono_ns + self.cfg.ttl_ns - self.service.drift_ns;
+        // The validity is a duration handed to the application, which times it from now on
+        // its monotonic clock. Measured on the monotonic clock this is `sent + ttl - drift`;
+        // on the wall clock, a step during the acquisition moves the deadline by as much.
+        self.deadline_mono_ns = ctx.mono_ns() + validity_ns as u64;
         self.holding = true;
         if let Some(counter) = self.service.counter {
             self.phase = Phase::Fetching;
@@ -540,8 +560,9 @@ impl LockClient {
 }
 
 /// The Redis documentation's validity: `ttl - elapsed - drift`, in integer nanoseconds.
-pub fn validity_ns(ttl_ns: u64, elapsed_ns: u64, drift_ns: u64) -> i64 {
-    ttl_ns as i64 - elapsed_ns as i64 - drift_ns as i64
+/// `elapsed_ns` is negative when a wall clock stepped back more than the acquisition took.
+pub fn validity_ns(ttl_ns: u64, elapsed_ns: i64, drift_ns: u64) -> i64 {
+    ttl_ns as i64 - elapsed_ns - drift_ns as i64
 }
 
 /// Redlock's drift allowance: `ttl * factor + 2 ms`, the factor in parts per million.
@@ -560,7 +581,9 @@ mod tests {
         // ttl 10000 ms, 50 ms to acquire, drift factor 0.01: 10000 - 50 - (100 + 2) = 9848 ms.
         let drift = drift_allowance_ns(10_000 * MS, 10_000);
         assert_eq!(drift, 102 * MS);
-        assert_eq!(validity_ns(10_000 * MS, 50 * MS, drift), 9_848 * MS as i64);
-        assert!(validity_ns(10_000 * MS, 12_000 * MS, drift) < 0);
+        assert_eq!(validity_ns(10_000 * MS, 50 * MS as i64, drift), 9_848 * MS as i64);
+        assert!(validity_ns(10_000 * MS, 12_000 * MS as i64, drift) < 0);
+        // A wall clock stepped back 5 s during a 50 ms acquisition: 5 s of validity too many.
+        assert_eq!(validity_ns(10_000 * MS, -4_950 * MS as i64, drift), 14_848 * MS as i64);
     }
 }

@@ -1,20 +1,22 @@
-//! The single Redis lock (DESIGN section 4): one Redis server — optionally with a replica fed
-//! asynchronously, which a `failover` promotes — the lock clients of `lock_client`, and the
-//! fenced resource.
+//! The single Redis lock (DESIGN section 4): one Redis server — optionally with one or two
+//! replicas fed asynchronously, the first of which a `failover` promotes (the other then
+//! follows it) — the lock clients of `lock_client`, and the fenced resource.
 
 pub mod cmd;
+pub mod min_replicas;
 pub mod server;
 pub mod store;
 
 use locksim_sim::{Level, LockSetup, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
-use crate::lock_client::{ClientConfig, FencingTokens, LockClient, LockService};
+use crate::lock_client::{ClientConfig, ElapsedClock, FencingTokens, LockClient, LockService};
 use crate::lock_world::{LockNode, lock_events, run_lock_world};
 use crate::protocol::Protocol;
 use crate::registry::Outcome;
 use crate::resource::Resource;
 use crate::scenario::{Role, Scenario};
+use min_replicas::MinReplicasConfig;
 use server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
 
 /// `kind = "single-redis"`.
@@ -23,7 +25,7 @@ pub struct SingleRedis {
     pub clients: u32,
     pub client: ClientConfig,
     pub server: RedisConfig,
-    /// 0 or 1.
+    /// 0, 1 or 2.
     pub replicas: u32,
     pub replication_lag_ns: u64,
     pub liveness_window_ns: u64,
@@ -60,6 +62,7 @@ pub fn parse_server(k: &mut Knobs) -> Result<RedisConfig, KnobError> {
             MAX_MS,
             "after a crash a server stays unavailable this long after restarting (0 = serves at once)",
         )?,
+        min_replicas: MinReplicasConfig::OFF,
     })
 }
 
@@ -79,13 +82,13 @@ impl SingleRedis {
         let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of lock clients client-0..")? as u32;
         let tokens = [("none", FencingTokens::None), ("incr", FencingTokens::Incr)];
         let client = ClientConfig::parse(k, &tokens, "retry_ms", true)?;
-        let server = parse_server(k)?;
+        let mut server = parse_server(k)?;
         let replicas = k.uint(
             "replicas",
             0,
             0,
-            1,
-            "1: server-0 replicates to replica-0, which a failover promotes",
+            2,
+            "server-0 replicates to replica-0 (and replica-1); a failover promotes replica-0, which replica-1 then follows",
         )? as u32;
         let replication_lag_ns = k.millis(
             "replication_lag_ms",
@@ -96,6 +99,31 @@ impl SingleRedis {
         )?;
         if replicas == 0 && k.has("replication_lag_ms") {
             return Err(k.error("replication_lag_ms", "there is no replica (set replicas = 1)"));
+        }
+        server.min_replicas = MinReplicasConfig {
+            to_write: k.uint(
+                "min_replicas_to_write",
+                0,
+                0,
+                2,
+                "a primary refuses writes (NOREPLICAS) with fewer good replicas than this (0 = off)",
+            )? as u32,
+            max_lag_s: k.uint(
+                "min_replicas_max_lag",
+                10,
+                0,
+                3_600,
+                "seconds since a replica's last once-a-second ack for it to count as good (0 = off)",
+            )?,
+        };
+        if server.min_replicas.to_write > replicas {
+            return Err(k.error(
+                "min_replicas_to_write",
+                format!("must be at most replicas ({replicas}): the primary would refuse every write"),
+            ));
+        }
+        if k.has("min_replicas_max_lag") && !k.has("min_replicas_to_write") {
+            return Err(k.error("min_replicas_max_lag", "has no effect without min_replicas_to_write"));
         }
         let liveness_window_ns = parse_liveness_window(k, client.ttl_ns)?;
         Ok(crate::ProtocolConfig::SingleRedis(SingleRedis {
@@ -113,9 +141,7 @@ impl SingleRedis {
             .map(|i| (format!("client-{i}"), Role::Client))
             .collect();
         nodes.push(("server-0".into(), Role::Server));
-        if self.replicas == 1 {
-            nodes.push(("replica-0".into(), Role::Server));
-        }
+        nodes.extend((0..self.replicas).map(|i| (format!("replica-{i}"), Role::Server)));
         nodes.push(("resource".into(), Role::Resource));
         nodes
     }
@@ -124,7 +150,7 @@ impl SingleRedis {
     pub fn build(&self, s: &Scenario) -> (Vec<NodeSetup<LockNode>>, LockSetup) {
         let n = self.clients;
         let server = NodeId(n);
-        let replica = (self.replicas == 1).then_some(NodeId(n + 1));
+        let replicas: Vec<NodeId> = (n + 1..n + 1 + self.replicas).map(NodeId).collect();
         let resource = NodeId(n + 1 + self.replicas);
         let clients: Vec<NodeId> = (0..n).map(NodeId).collect();
         let service = LockService {
@@ -133,6 +159,10 @@ impl SingleRedis {
             drift_ns: 0,
             per_node_timeout_ns: self.client.request_timeout_ns,
             retry_count: 0,
+            // The single-instance section of the Redis page releases only a lock it holds.
+            unlock_all_after_failure: false,
+            // Quorum 1 and no drift: the validity is `ttl - elapsed`, counted from the send.
+            elapsed_clock: ElapsedClock::Monotonic,
             counter: None,
             resource,
         };
@@ -144,23 +174,26 @@ impl SingleRedis {
                 model: LockNode::Client(LockClient::new(self.client, u64::from(c.0), service.clone())),
             })
             .collect();
-        let role = RedisRole::Primary {
-            replica: replica.map(|r| (r, self.replication_lag_ns)),
-        };
+        let lag_ns = self.replication_lag_ns;
         nodes.push(NodeSetup {
             name: "server-0".into(),
             clock: s.clock_of(server),
-            model: LockNode::Redis(RedisServer::new(self.server, role, clients.clone())),
+            model: LockNode::Redis(
+                RedisServer::new(self.server, RedisRole::Primary, clients.clone())
+                    .with_replicas(replicas.clone(), lag_ns),
+            ),
         });
-        if let Some(replica) = replica {
+        for (i, &replica) in replicas.iter().enumerate() {
+            let model = RedisServer::new(self.server, RedisRole::Replica { primary: server }, clients.clone());
+            let model = if i == 0 {
+                model.heir(replicas[1..].to_vec(), lag_ns)
+            } else {
+                model
+            };
             nodes.push(NodeSetup {
-                name: "replica-0".into(),
+                name: format!("replica-{i}"),
                 clock: s.clock_of(replica),
-                model: LockNode::Redis(RedisServer::new(
-                    self.server,
-                    RedisRole::Replica { primary: server },
-                    clients.clone(),
-                )),
+                model: LockNode::Redis(model),
             });
         }
         nodes.push(NodeSetup {
@@ -170,7 +203,7 @@ impl SingleRedis {
         });
         let setup = LockSetup {
             clients,
-            servers: std::iter::once(server).chain(replica).collect(),
+            servers: std::iter::once(server).chain(replicas).collect(),
             quorum: 1,
             liveness_window_ns: self.liveness_window_ns,
         };
@@ -192,7 +225,7 @@ impl Protocol for SingleRedis {
     }
 
     fn failover_targets(&self) -> Vec<String> {
-        if self.replicas == 1 {
+        if self.replicas > 0 {
             vec!["server-0".into()]
         } else {
             Vec::new()

@@ -10,6 +10,7 @@ use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
 use serde::Serialize;
 
 use super::cmd::{Cmd, Key, Reply, Value};
+use super::min_replicas::{GoodReplicas, MinReplicasConfig, unix_s};
 use super::store::{Entry, Store};
 use crate::lock_world::Msg;
 
@@ -41,14 +42,16 @@ pub struct RedisConfig {
     /// After a crash, stay unavailable this long after restarting (Redlock's advice: longer
     /// than the TTL, so that no lock the crash forgot can be granted again while still valid).
     pub delayed_restart_ns: u64,
+    /// `min-replicas-to-write` / `min-replicas-max-lag`, for a primary with replicas.
+    pub min_replicas: MinReplicasConfig,
 }
 
 /// Where a server stands in its replication group.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// Serves clients; streams its writes to `replica` (with the lag) if it has one.
-    Primary { replica: Option<(NodeId, u64)> },
-    /// Applies `primary`'s stream; takes over on failover.
+    /// Serves clients; streams its writes to its replicas (with the lag).
+    Primary,
+    /// Applies `primary`'s stream; the heir among them takes over on failover.
     Replica { primary: NodeId },
     /// A primary that learned it was replaced: answers clients with `READONLY`.
     /// `primary` replaced it: a client that gets `READONLY` here is told of it (a
@@ -64,6 +67,10 @@ const FSYNC: TimerTag = 1;
 const REPLICATE: TimerTag = 2;
 const AVAILABLE: TimerTag = 3;
 const RECONFIGURE: TimerTag = 4;
+/// A replica's `REPLCONF ACK`, once a second.
+const REPL_ACK: TimerTag = 5;
+/// A primary's replication cron, once a second: refreshes the count of good replicas.
+const REPL_CRON: TimerTag = 6;
 const SECOND_NS: u64 = 1_000_000_000;
 /// How often Sentinel asks every instance it monitors for its `INFO` (`SENTINEL_INFO_PERIOD`,
 /// 10 s in sentinel.c). An old primary that still reports `role:master` after a failover is
@@ -74,6 +81,15 @@ const SENTINEL_INFO_PERIOD_NS: u64 = 10 * SECOND_NS;
 pub struct RedisServer {
     cfg: RedisConfig,
     role: Role,
+    /// Who this server streams its writes to while it is the primary.
+    replicas: Vec<NodeId>,
+    replication_lag_ns: u64,
+    /// A replica Sentinel promotes when its primary fails (replica-0); `siblings` are the
+    /// primary's other replicas, which follow the heir once promoted.
+    heir: bool,
+    siblings: Vec<NodeId>,
+    /// Acks of the replicas, for `min-replicas-to-write`.
+    good: GoodReplicas,
     /// Who hears a promotion (Sentinel's `+switch-master` reaches clients through the network).
     clients: Vec<NodeId>,
     store: Store,
@@ -107,6 +123,11 @@ impl RedisServer {
         RedisServer {
             cfg,
             role,
+            replicas: Vec::new(),
+            replication_lag_ns: 0,
+            heir: false,
+            siblings: Vec::new(),
+            good: GoodReplicas::new(cfg.min_replicas),
             clients,
             store: Store::default(),
             synced: Store::default(),
@@ -116,6 +137,28 @@ impl RedisServer {
             unavailable_until_ns: None,
             demoting: None,
         }
+    }
+
+    /// A primary streaming to `replicas`, each write leaving after `lag_ns`.
+    pub fn with_replicas(mut self, replicas: Vec<NodeId>, lag_ns: u64) -> Self {
+        self.replicas = replicas;
+        self.replication_lag_ns = lag_ns;
+        self
+    }
+
+    /// The replica a failover of its primary promotes; `siblings` follow it then.
+    pub fn heir(mut self, siblings: Vec<NodeId>, lag_ns: u64) -> Self {
+        self.heir = true;
+        self.siblings = siblings;
+        self.replication_lag_ns = lag_ns;
+        self
+    }
+
+    /// Whether replicas ack and the primary counts them: only when `min-replicas-to-write`
+    /// reads the count (real replicas always ack; the model leaves the silent acks out of
+    /// the traces of worlds that do not use them).
+    fn counts_acks(&self) -> bool {
+        self.cfg.min_replicas.active()
     }
 
     /// The server's clock for expiry.
@@ -143,6 +186,17 @@ impl RedisServer {
                 authoritative: false,
                 role: "replica",
             });
+        }
+        if self.counts_acks() {
+            if self.role == Role::Primary && !self.crashed {
+                // Replication starts in sync: each replica is online as of now.
+                let now_s = unix_s(ctx.wall_ns());
+                for &replica in &self.replicas {
+                    self.good.online(replica, now_s);
+                }
+            }
+            ctx.set_timer(REPL_ACK, SECOND_NS);
+            ctx.set_timer(REPL_CRON, SECOND_NS);
         }
         if self.crashed && self.cfg.delayed_restart_ns > 0 {
             self.unavailable_until_ns = Some(ctx.mono_ns() + self.cfg.delayed_restart_ns);
@@ -174,7 +228,11 @@ impl RedisServer {
                 self.persist();
                 self.arm(ctx);
             }
+            Msg::SwitchMaster { .. } if matches!(self.role, Role::Replica { .. }) => self.follow(ctx, from),
             Msg::SwitchMaster { .. } => self.on_demotion(ctx, from),
+            Msg::ReplAck if self.role == Role::Primary && self.replicas.contains(&from) => {
+                self.good.ack(from, unix_s(ctx.wall_ns()));
+            }
             Msg::DemotionAck if self.demoting == Some(from) => {
                 self.demoting = None;
                 ctx.cancel_timer(RECONFIGURE);
@@ -191,7 +249,7 @@ impl RedisServer {
         if self.unavailable_until_ns.is_some() {
             return;
         }
-        if matches!(self.role, Role::Primary { .. }) {
+        if self.role == Role::Primary {
             self.role = Role::Demoted { primary: from };
             self.backlog.clear();
             ctx.record(LockObs::RoleChanged {
@@ -201,6 +259,21 @@ impl RedisServer {
         }
         if matches!(self.role, Role::Demoted { .. }) {
             ctx.send(from, Msg::DemotionAck);
+        }
+    }
+
+    /// Sentinel's `REPLICAOF` to another replica of the failed primary: it follows the
+    /// promoted one, and acks at once (its sync handshake), which puts it online there. It
+    /// keeps its keyspace, as a partial resync would; what the two replicas had received of
+    /// the old primary's stream is not reconciled — it matters only to a second failover,
+    /// which the model does not make (only replica-0 is ever promoted).
+    fn follow(&mut self, ctx: &mut RedisCtx<'_>, primary: NodeId) {
+        if self.unavailable_until_ns.is_some() {
+            return;
+        }
+        self.role = Role::Replica { primary };
+        if self.counts_acks() {
+            ctx.send(primary, Msg::ReplAck);
         }
     }
 
@@ -217,8 +290,12 @@ impl RedisServer {
                 return;
             }
             Role::Replica { .. } => READONLY,
-            Role::Primary { .. } => {
+            Role::Primary => {
                 self.expire(ctx);
+                if let Some(refused) = self.good.refusal(cmd, &self.store) {
+                    ctx.send(from, Msg::RedisReply { req, reply: refused });
+                    return;
+                }
                 let before = [Key::Lock, Key::Fence].map(|k| self.store.get(k).copied());
                 let reply = self.store.exec(cmd, self.now_ns(ctx));
                 let cause = match cmd {
@@ -257,12 +334,10 @@ impl RedisServer {
         }
     }
 
-    /// Queues a write for the replica, to leave after the replication lag.
+    /// Queues a write for the replicas, to leave after the replication lag.
     fn replicate(&mut self, ctx: &mut RedisCtx<'_>, key: Key, entry: Option<Entry>) {
-        if let Role::Primary {
-            replica: Some((_, lag_ns)),
-        } = self.role
-        {
+        if self.role == Role::Primary && !self.replicas.is_empty() {
+            let lag_ns = self.replication_lag_ns;
             if self.backlog.is_empty() {
                 ctx.set_timer(REPLICATE, lag_ns);
             }
@@ -272,19 +347,18 @@ impl RedisServer {
 
     /// Sends what has waited out the lag, and waits for the next.
     fn flush_backlog(&mut self, ctx: &mut RedisCtx<'_>) {
-        let Role::Primary {
-            replica: Some((replica, _)),
-        } = self.role
-        else {
+        if self.role != Role::Primary {
             return;
-        };
+        }
         while let Some(&(due_ns, key, entry)) = self.backlog.front() {
             if due_ns > ctx.mono_ns() {
                 ctx.set_timer(REPLICATE, due_ns - ctx.mono_ns());
                 return;
             }
             self.backlog.pop_front();
-            ctx.send(replica, Msg::Replicate { key, entry });
+            for &replica in &self.replicas {
+                ctx.send(replica, Msg::Replicate { key, entry });
+            }
         }
     }
 
@@ -299,6 +373,14 @@ impl RedisServer {
                 ctx.set_timer(FSYNC, SECOND_NS);
             }
             REPLICATE => self.flush_backlog(ctx),
+            REPL_ACK if let Role::Replica { primary } = self.role => {
+                ctx.send(primary, Msg::ReplAck);
+                ctx.set_timer(REPL_ACK, SECOND_NS);
+            }
+            REPL_CRON if self.role == Role::Primary => {
+                self.good.refresh(unix_s(ctx.wall_ns()));
+                ctx.set_timer(REPL_CRON, SECOND_NS);
+            }
             RECONFIGURE => {
                 if let Some(old) = self.demoting {
                     ctx.send(old, Msg::SwitchMaster { primary: ctx.me() });
@@ -328,17 +410,25 @@ impl RedisServer {
     /// than delivering the demotion the instant a partition heals, keeps the model's split
     /// brain about as long as a real one lasts (sentinel.c also waits 8 s, four publish
     /// periods, after the role report before its `+convert-to-slave`; that is not modelled).
+    ///
+    /// Only the heir promotes itself; the primary's other replicas are reconfigured to follow
+    /// it by the same `+switch-master` (Sentinel's `REPLICAOF` to each), through the network.
     pub fn on_failover(&mut self, ctx: &mut RedisCtx<'_>, primary: NodeId) {
-        if self.role != (Role::Replica { primary }) {
+        if self.role != (Role::Replica { primary }) || !self.heir {
             return;
         }
-        self.role = Role::Primary { replica: None };
+        self.role = Role::Primary;
+        self.replicas = self.siblings.clone();
+        if self.counts_acks() {
+            // The siblings come online here when their first ack arrives.
+            ctx.set_timer(REPL_CRON, SECOND_NS);
+        }
         ctx.record(LockObs::RoleChanged {
             authoritative: true,
             role: "promoted to primary",
         });
-        for &client in &self.clients {
-            ctx.send(client, Msg::SwitchMaster { primary: ctx.me() });
+        for &node in self.clients.iter().chain(&self.siblings) {
+            ctx.send(node, Msg::SwitchMaster { primary: ctx.me() });
         }
         ctx.send(primary, Msg::SwitchMaster { primary: ctx.me() });
         self.demoting = Some(primary);
@@ -353,6 +443,7 @@ impl RedisServer {
         };
         self.armed_ns = None;
         self.backlog.clear();
+        self.good.forget();
         self.crashed = true;
         self.unavailable_until_ns = None;
         self.record_lock_change(ctx, lock_before, DeleteCause::Crash);
