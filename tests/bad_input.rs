@@ -301,6 +301,27 @@ fn redlock_rejects_an_even_server_count_and_incr_tokens() {
     assert_ne!(o.status.code(), Some(2), "{}", common::stderr(&o));
 }
 
+/// etcd's session deadline is a choice of two; Redis clients have no session to choose for.
+#[test]
+fn session_deadline_is_an_etcd_choice() {
+    let base = "name = \"x\"\nduration_ms = 60000\n\n[protocol]\nkind = \"etcd-lease\"\n";
+    rejects(
+        "etcd-session.toml",
+        &format!("{base}session_deadline = \"from-receipt\"\n"),
+        &[
+            ":6:",
+            "key `protocol.session_deadline`",
+            "unknown value \"from-receipt\"",
+            "\"from-send\", \"clientv3\"",
+        ],
+    );
+    rejects(
+        "redis-session.toml",
+        &VALID.replace("ttl_ms = 10000", "ttl_ms = 10000\nsession_deadline = \"clientv3\""),
+        &["key `protocol.session_deadline`"],
+    );
+}
+
 #[test]
 fn bad_traces_and_arguments_exit_2() {
     let not_json = write("not-a-trace.json", "{ nope");

@@ -35,6 +35,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use etcd_wire::{EtcdServer, b64, bool_field, header_revision, int_field, prefix_range_end, text_field};
+use locksim::load::parse_scenario;
+use locksim::protocols::run;
+use locksim::sim::Level;
 use locksim_protocols::etcd::kv::{
     CmpOp, Compare, KeyValue, Kv, KvError, Op, OpResult, Order, Range, Target, TxnResult,
 };
@@ -1059,5 +1062,77 @@ fn model_kv_agrees_with_real_etcd() {
         "conformance_etcd: {} cases, {steps} steps agree with {version} ({:.1} s)",
         cases.len(),
         started.elapsed().as_secs_f64()
+    ));
+}
+
+/// etcdserver `applyEntryNormal` promotes a new leader's lessor with `Promote(electionTimeout)`:
+/// every lease runs until now + election timeout + TTL. A restarted one-member etcd with a 5 s
+/// election timeout shows it: a 20 s lease has 24-25 s left as soon as the member serves again
+/// (`timetolive` rounds down to whole seconds). The model's promoted leader, in the same
+/// layout, must give the same: its lock key's expiry, recorded at the promotion, minus the
+/// promotion's instant.
+#[test]
+fn a_new_leader_extends_leases_by_its_election_timeout_like_etcd() {
+    let Some(bin) = etcd_wire::find_etcd() else {
+        assert!(
+            !etcd_required(),
+            "conformance_etcd: etcd not found on PATH or at /usr/bin/etcd, and LOCKSIM_REQUIRE_ETCD is set"
+        );
+        say("conformance_etcd (lease promotion): SKIPPED — etcd not found");
+        return;
+    };
+    let (ttl_s, election_ms) = (20i64, 5000u64);
+    let model = parse_scenario(
+        "promote.toml",
+        &format!(
+            "name = \"promote\"\ndescription = \"a one-member cluster restarts while a lease is alive\"\n\
+             seed = 1\nduration_ms = 20000\n\n[protocol]\nkind = \"etcd-lease\"\nclients = 1\nservers = 1\n\
+             ttl_ms = {}\nwork_ms = 15000\nheartbeat_ms = 500\nelection_timeout_ms = {election_ms}\n\n\
+             [[fault]]\nkind = \"crash\"\nnode = \"server-0\"\nafter = \"client-0:acquired\"\nrestart_after_ms = 1000\n",
+            ttl_s * 1000
+        ),
+    )
+    .unwrap();
+    let o = run(&model, 1, Level::Full);
+    let events: Vec<Value> = o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect();
+    let restart = events
+        .iter()
+        .position(|e| e["kind"] == "restart")
+        .expect("server-0 restarts");
+    let promoted = events[restart..]
+        .iter()
+        .position(|e| e["kind"] == "leader_elected")
+        .map(|k| &events[restart + k])
+        .expect("server-0 leads again");
+    let key = events
+        .iter()
+        .find(|e| e["kind"] == "key_set" && e["t_ns"] == promoted["t_ns"])
+        .expect("the promoted leader records the lock key with its new expiry");
+    let model_left_s =
+        (key["expiry"]["at_ns"].as_i64().unwrap() - promoted["mono_ns"].as_i64().unwrap()) / 1_000_000_000;
+
+    let election = election_ms.to_string();
+    let mut server =
+        etcd_wire::EtcdServer::start_with(&bin, &["--election-timeout", &election, "--heartbeat-interval", "500"])
+            .unwrap_or_else(|e| panic!("conformance_etcd: {e}"));
+    let id = 4242i64;
+    let granted = server
+        .post(
+            "/v3/lease/grant",
+            &json!({ "ID": id.to_string(), "TTL": ttl_s.to_string() }),
+        )
+        .unwrap();
+    assert_eq!(granted.error(), None, "lease grant");
+    server.restart(&bin).unwrap_or_else(|e| panic!("conformance_etcd: {e}"));
+    let reply = server
+        .post("/v3/lease/timetolive", &json!({ "ID": id.to_string() }))
+        .unwrap();
+    let etcd_left_s = int_field(&reply.body, "TTL").unwrap();
+    assert!(
+        etcd_left_s > ttl_s && (model_left_s - 1..=model_left_s).contains(&etcd_left_s),
+        "after a restart etcd gives the {ttl_s} s lease {etcd_left_s} s, the model's new leader {model_left_s} s"
+    );
+    say(&format!(
+        "conformance_etcd: a restarted leader gives a {ttl_s} s lease {etcd_left_s} s (model {model_left_s} s)"
     ));
 }

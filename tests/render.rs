@@ -210,17 +210,16 @@ fn acquisitions_are_notes() {
 }
 
 #[test]
-fn an_etcd_acquisition_note_says_no_deadline_is_tracked_and_names_no_servers() {
-    // An etcd client learns no validity when it acquires (the history carries the largest
-    // validity for that) and holds by the leader's word alone (no server set): the note must
-    // say so, not print 9223372036 s or "on  (0 of 3)".
-    // leader-failover's clients never check a deadline (`deadline_check = "never"`).
+fn an_etcd_acquisition_note_shows_its_session_deadline_and_names_no_servers() {
+    // An etcd client holds by the leader's word alone (no server set): the note must not print
+    // "on  (0 of 3)". Even a client that never checks its deadline tracks one (DESIGN 5: it is
+    // judged to hold until then), and the note shows it; leader-failover's clients are such.
     let (events, marks) = live("etcd/leader-failover.toml");
     let diagram = mermaid(&events, &marks);
     let acquired: Vec<&str> = diagram.lines().filter(|l| l.contains("ACQUIRED")).collect();
     assert!(!acquired.is_empty(), "the etcd diagram shows acquisitions");
     for line in acquired {
-        assert!(line.contains("no deadline tracked"), "{line}");
+        assert!(line.contains("· validity "), "{line}");
         assert!(!line.contains("9223372036") && !line.contains(" of 3)"), "{line}");
     }
     // A Redlock acquisition still shows its validity and its majority.

@@ -31,9 +31,11 @@ const ALLOWED: &[&str] = &[
     "protocol.min_replicas_to_write",
     "resource.fencing",
     "resource.persist_max_fence",
-    // etcd: the recipe's own-key check (issue 11456), majority commit, the counter's place.
+    // etcd: the recipe's own-key check (issue 11456), majority commit, the session deadline
+    // counted from the send, the counter's place.
     "protocol.waiter_recheck",
     "protocol.commit",
+    "protocol.session_deadline",
     "resource.kind",
     "clock[].drift_ppm",
     "fault[].after",

@@ -265,6 +265,9 @@ pub struct EtcdServer {
     /// The client URL's address.
     pub addr: SocketAddr,
     dir: PathBuf,
+    peer_port: u16,
+    /// Flags beyond the ports and the data dir (`--election-timeout` ...).
+    extra: Vec<String>,
 }
 
 impl EtcdServer {
@@ -272,9 +275,14 @@ impl EtcdServer {
     /// leader). A port taken between choosing it and etcd binding it makes etcd exit: then it
     /// tries other ports, a few times.
     pub fn start(bin: &Path) -> Result<EtcdServer, String> {
+        Self::start_with(bin, &[])
+    }
+
+    /// [`EtcdServer::start`] with more flags.
+    pub fn start_with(bin: &Path, extra: &[&str]) -> Result<EtcdServer, String> {
         let mut last_error = String::new();
         for _ in 0..3 {
-            match Self::try_start(bin) {
+            match Self::try_start(bin, extra) {
                 Ok(server) => return Ok(server),
                 Err(e) => last_error = e,
             }
@@ -282,7 +290,7 @@ impl EtcdServer {
         Err(last_error)
     }
 
-    fn try_start(bin: &Path) -> Result<EtcdServer, String> {
+    fn try_start(bin: &Path, extra: &[&str]) -> Result<EtcdServer, String> {
         // Both listeners at once, so the two ports differ.
         let (client_port, peer_port) = {
             let free =
@@ -295,8 +303,36 @@ impl EtcdServer {
         let dir = std::env::temp_dir().join(format!("locksim-etcd-{}-{client_port}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let extra: Vec<String> = extra.iter().map(|a| a.to_string()).collect();
+        let child = Self::spawn(bin, &dir, client_port, peer_port, &extra)?;
+        // From here on the guard owns the process: any early return kills it.
+        let mut server = EtcdServer {
+            child,
+            addr,
+            dir,
+            peer_port,
+            extra,
+        };
+        server.await_serving()?;
+        Ok(server)
+    }
+
+    /// Stops etcd (SIGKILL: nothing is flushed that its WAL did not already have) and starts it
+    /// again on the same ports and data dir; waits until it serves a linearizable read again.
+    pub fn restart(&mut self, bin: &Path) -> Result<(), String> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.child = Self::spawn(bin, &self.dir, self.addr.port(), self.peer_port, &self.extra)?;
+        self.await_serving()
+    }
+
+    fn spawn(bin: &Path, dir: &Path, client_port: u16, peer_port: u16, extra: &[String]) -> Result<Child, String> {
         let log_path = dir.join("etcd.log");
-        let log = std::fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+            .map_err(|e| format!("{}: {e}", log_path.display()))?;
         let log2 = log.try_clone().map_err(|e| e.to_string())?;
         let client_url = format!("http://127.0.0.1:{client_port}");
         let peer_url = format!("http://127.0.0.1:{peer_port}");
@@ -307,8 +343,7 @@ impl EtcdServer {
                 cmd.env_remove(name);
             }
         }
-        let child = cmd
-            .args(["--name", "t"])
+        cmd.args(["--name", "t"])
             .arg("--data-dir")
             .arg(dir.join("data"))
             .args([
@@ -325,32 +360,35 @@ impl EtcdServer {
             ])
             .args(["--initial-cluster", &format!("t={peer_url}")])
             .args(["--initial-cluster-state", "new"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(log2)
             .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
-        // From here on the guard owns the process: any early return kills it.
-        let mut server = EtcdServer { child, addr, dir };
+            .map_err(|e| format!("cannot start {}: {e}", bin.display()))
+    }
+
+    fn await_serving(&mut self) -> Result<(), String> {
+        let (client_port, peer_port) = (self.addr.port(), self.peer_port);
         let deadline = Instant::now() + Duration::from_secs(20);
         let probe = json!({ "key": b64(b"locksim-probe") });
         loop {
-            if let Ok(Some(status)) = server.child.try_wait() {
+            if let Ok(Some(status)) = self.child.try_wait() {
                 return Err(format!(
                     "etcd on ports {client_port}/{peer_port} exited at start ({status}); the end of its log:\n{}",
-                    server.log_tail()
+                    self.log_tail()
                 ));
             }
-            if let Ok(reply) = server.post("/v3/kv/range", &probe)
+            if let Ok(reply) = self.post("/v3/kv/range", &probe)
                 && reply.status == 200
                 && reply.body.get("header").is_some()
             {
-                return Ok(server);
+                return Ok(());
             }
             if Instant::now() > deadline {
                 return Err(format!(
                     "etcd on ports {client_port}/{peer_port} did not serve a read within 20 s; the end of its log:\n{}",
-                    server.log_tail()
+                    self.log_tail()
                 ));
             }
             std::thread::sleep(Duration::from_millis(20));

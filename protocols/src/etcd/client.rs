@@ -8,16 +8,22 @@
 //! while it queued could be told it held the lock. The fix checks the key; without it, nothing.
 //!
 //! What the client knows about its lease: the session learns the TTL with each keep-alive
-//! answer, so its deadline is the last answered keep-alive's send time plus the TTL. A waiter
-//! ignores its session — `Lock()` waits on the watch, not on `Session.Done()` — and only a
-//! holder acts on "lease gone". With `deadline_check = "never"` the application does not
-//! look at its session at all, as most Mutex users do: it holds until it releases or is told
-//! its lease is gone.
+//! answer. When its lease deadline is, is `session_deadline`: `from-send` counts from the send
+//! of the last answered keep-alive (DESIGN 4b's conservative client); `clientv3` is what
+//! clientv3's lessor does — `recvKeepAlive` sets the deadline to the answer's *receipt* + TTL,
+//! and `deadlineLoop` compares it with the time once a second, closing the session (and
+//! `Session.Done()`) at the first tick past it. A waiter ignores its session — `Lock()` waits
+//! on the watch, not on `Session.Done()` — and only a checking holder acts on "lease gone".
+//! With `deadline_check = "never"` the application does not look at its session at all, as
+//! most Mutex users do: it goes on to write even after a keep-alive answered TTL -1. Its
+//! deadline is still tracked and recorded, so it is judged to hold only until then, like
+//! every client (DESIGN 5, `mutual_exclusion`).
 
 use std::collections::VecDeque;
 
 use locksim_sim::rng::uniform;
 use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
+use serde::Serialize;
 
 use super::msg::{Answer, Msg, Request, lock_key};
 use super::obs::{EtcdEvent, EtcdObs};
@@ -35,7 +41,22 @@ pub struct EtcdClientConfig {
     pub waiter_recheck: bool,
     /// The counter lives in the store and is written in a transaction comparing the lock key.
     pub txn_resource: bool,
+    pub session_deadline: SessionDeadline,
 }
+
+/// Where the client's lease deadline counts from, and when it notices it has passed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SessionDeadline {
+    /// The send of the last answered keep-alive (or of the grant) + TTL, checked exactly.
+    FromSend,
+    /// clientv3's lessor: the receipt of the last keep-alive answer (or of the grant) + TTL,
+    /// noticed at the first of its once-a-second checks past it.
+    Clientv3,
+}
+
+/// clientv3 lessor's `deadlineLoop` period.
+const DEADLINE_LOOP_NS: u64 = 1_000_000_000;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Phase {
@@ -257,7 +278,9 @@ impl EtcdClient {
                 }
             }
             (Phase::Granting, Answer::Granted { ttl_ms }) => {
-                self.deadline_mono_ns = self.grant_sent_ns + ttl_ms as u64 * 1_000_000;
+                // clientv3 sends its first keep-alive at once and counts from its answer; the
+                // grant's answer stands in for it.
+                self.deadline_mono_ns = self.session_deadline(self.grant_sent_ns, ctx.mono_ns(), ttl_ms);
                 self.record(
                     ctx,
                     EtcdEvent::LeaseGranted {
@@ -357,28 +380,17 @@ impl EtcdClient {
     fn announce(&mut self, ctx: &mut ClientCtx<'_>) {
         self.holding = true;
         if self.cfg.fencing_tokens == FencingTokens::Revision {
-            // The lock key's create revision is the fencing token.
+            // The lock key's create revision is the fencing token (the leader recorded it as
+            // issued when it committed the key).
             self.token = Some(self.my_rev as u64);
-            self.record(
-                ctx,
-                LockObs::TokenIssued {
-                    token: self.my_rev as u64,
-                },
-            );
         }
-        let tracked = self.cfg.deadline_check != DeadlineCheck::Never;
-        let deadline = if tracked { self.deadline_mono_ns } else { u64::MAX };
         self.record(
             ctx,
             LockObs::Acquired {
                 lease: self.lease as u64,
                 token: self.token,
-                validity_ns: if tracked {
-                    deadline as i64 - ctx.mono_ns() as i64
-                } else {
-                    i64::MAX
-                },
-                deadline_mono_ns: deadline,
+                validity_ns: self.deadline_mono_ns as i64 - ctx.mono_ns() as i64,
+                deadline_mono_ns: self.deadline_mono_ns,
                 servers: 0,
             },
         );
@@ -471,14 +483,16 @@ impl EtcdClient {
                 },
             );
             ctx.cancel_timer(KEEPALIVE);
-            if self.holding {
+            // The session is closed; only an application that looks at it stops.
+            if self.holding && self.cfg.deadline_check != DeadlineCheck::Never {
                 self.lose(ctx, "its lease is gone (keep-alive answered TTL -1)");
             }
             return;
         }
         if let Some(sent_ns) = sent_ns {
-            self.deadline_mono_ns = self.deadline_mono_ns.max(sent_ns + ttl_ms as u64 * 1_000_000);
-            if self.holding && self.cfg.deadline_check != DeadlineCheck::Never {
+            let deadline = self.session_deadline(sent_ns, ctx.mono_ns(), ttl_ms);
+            self.deadline_mono_ns = self.deadline_mono_ns.max(deadline);
+            if self.holding {
                 self.record(
                     ctx,
                     LockObs::Renewed {
@@ -486,6 +500,17 @@ impl EtcdClient {
                     },
                 );
             }
+        }
+    }
+
+    /// The lease deadline a keep-alive (or grant) sent at `sent_ns` and answered at
+    /// `received_ns` with `ttl_ms` gives, as the instant the client stops believing it holds.
+    fn session_deadline(&self, sent_ns: u64, received_ns: u64, ttl_ms: i64) -> u64 {
+        let ttl_ns = ttl_ms as u64 * 1_000_000;
+        match self.etcd.session_deadline {
+            SessionDeadline::FromSend => sent_ns + ttl_ns,
+            // `deadlineLoop` closes the session at its first tick with `deadline.Before(now)`.
+            SessionDeadline::Clientv3 => ((received_ns + ttl_ns) / DEADLINE_LOOP_NS + 1) * DEADLINE_LOOP_NS,
         }
     }
 

@@ -20,7 +20,7 @@ use crate::redis::{MAX_CLIENTS, parse_liveness_window};
 use crate::registry::{Outcome, run_world};
 use crate::resource::{Resource, ResourceKind};
 use crate::scenario::{ProtocolConfig, Role, Scenario};
-use client::{EtcdClient, EtcdClientConfig};
+use client::{EtcdClient, EtcdClientConfig, SessionDeadline};
 use msg::Msg;
 use obs::EtcdObs;
 use server::{Commit, EtcdServer, ServerConfig};
@@ -32,6 +32,7 @@ pub struct EtcdLease {
     pub servers: u32,
     pub client: ClientConfig,
     pub keepalive_ns: u64,
+    pub session_deadline: SessionDeadline,
     pub waiter_recheck: bool,
     pub server: ServerConfig,
     pub liveness_window_ns: u64,
@@ -64,6 +65,12 @@ impl EtcdLease {
                 "must be below ttl_ms, or the lease lapses between keep-alives",
             ));
         }
+        let session_deadline = k.choice(
+            "session_deadline",
+            &[("from-send", SessionDeadline::FromSend), ("clientv3", SessionDeadline::Clientv3)],
+            SessionDeadline::FromSend,
+            "the client's lease deadline: from-send = last answered keep-alive's send + TTL; clientv3 = its answer's receipt + TTL, noticed at clientv3's once-a-second check",
+        )?;
         let waiter_recheck = k.bool(
             "waiter_recheck",
             true,
@@ -84,6 +91,7 @@ impl EtcdLease {
                 Commit::Majority,
                 "acknowledge a write once a majority has it, or (wrong) as soon as the leader appended it",
             )?,
+            revision_tokens: client.fencing_tokens == FencingTokens::Revision,
         };
         if server.heartbeat_ns >= server.election_ns {
             return Err(k.error(
@@ -97,6 +105,7 @@ impl EtcdLease {
             servers,
             client,
             keepalive_ns,
+            session_deadline,
             waiter_recheck,
             server,
             liveness_window_ns,
@@ -111,6 +120,7 @@ impl EtcdLease {
         let etcd = EtcdClientConfig {
             keepalive_ns: self.keepalive_ns,
             waiter_recheck: self.waiter_recheck,
+            session_deadline: self.session_deadline,
             txn_resource: s.resource.kind == ResourceKind::EtcdTxn,
         };
         let mut nodes: Vec<NodeSetup<EtcdNode>> = clients

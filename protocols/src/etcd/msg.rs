@@ -176,11 +176,15 @@ pub enum Msg {
         prev_term: u64,
         entries: Vec<Entry>,
         commit: usize,
+        /// The leader's monotonic clock when it sent this, echoed in the answer.
+        sent_ns: u64,
     },
     Appended {
         term: u64,
         success: bool,
         match_index: usize,
+        /// The answered append's `sent_ns`: the member followed the leader at that instant.
+        sent_ns: u64,
     },
     Vote {
         term: u64,

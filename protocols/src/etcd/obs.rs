@@ -26,7 +26,8 @@ pub enum EtcdEvent {
     WatchFired,
     /// The leader's lessor expired a lease and deleted its keys, in one revision.
     LeaseExpired { lease: u64, keys: u32, revision: i64 },
-    /// This server won an election; every live lease now runs its full TTL from here.
+    /// This leader applied the first entry of its term and promoted its lessor: every live
+    /// lease now runs until now + election timeout + TTL (etcd `lessor.Promote`).
     LeaderElected { term: u64, leases_extended: u32 },
     /// A counter write's transaction found the writer's lock key gone (or re-created): nothing
     /// was written. The event a fault can follow is `write_refused`, as at a fenced resource.
@@ -127,7 +128,9 @@ impl Observation for EtcdObs {
                     short_lease(*lease)
                 ),
                 EtcdEvent::LeaderElected { term, leases_extended } => {
-                    format!("LEADER for term {term}; {leases_extended} lease(s) extended to a full TTL from now")
+                    format!(
+                        "LEADER for term {term}; {leases_extended} lease(s) extended to now + election timeout + TTL"
+                    )
                 }
                 EtcdEvent::CompareFailed { client, lock_rev } => format!(
                     "REJECTED counter write from {}: its lock key (rev {lock_rev}) is gone, the transaction's compare failed",

@@ -9,13 +9,22 @@
 //!   heartbeat, as an asynchronously replicated store would);
 //! - lease expiry is judged by the leader's monotonic clock and is itself a log entry, so all
 //!   keys of an expired lease go in one revision; keep-alives reach only the leader (they are
-//!   not logged, as in etcd), and a new leader extends every live lease to a full TTL from its
-//!   election;
+//!   not logged, as in etcd);
+//! - a new leader is *promoted* when it applies the first (empty) entry of its own term: only
+//!   then is its applied state the committed state. etcdserver's `applyEntryNormal` calls
+//!   `lessor.Promote(electionTimeout)` there, which refreshes every lease to now + election
+//!   timeout + TTL (a keep-alive reaching it before then waits, as etcd's `LeaseRenew` waits
+//!   for a primary lessor);
 //! - watches are served by any member from its applied state, from a given revision.
 //!
-//! The leader records the lock world's facts (who owns the lock — the lowest create revision
-//! under the lock prefix — and until when by its clock; every counter write it applied or
-//! refused); other members record only that they are not authoritative.
+//! The promoted leader records the lock world's facts (who owns the lock — the lowest create
+//! revision under the lock prefix — and until when by its clock; each lock key's create
+//! revision, the fencing token, when it commits the key; every counter write it applied or
+//! refused); other members record only that they are not authoritative, and a leader that
+//! steps down or crashes says so. An entry that an old leader proposed and the new one commits
+//! with its first entry is applied before the promotion and goes unrecorded: under majority
+//! commit its revision lies between those recorded either side, so nothing out of order hides
+//! there.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,6 +54,8 @@ pub struct ServerConfig {
     /// A follower that hears no leader for a random time in `[election, 2 x election)` runs.
     pub election_ns: u64,
     pub commit: Commit,
+    /// The lock key's create revision is the clients' fencing token: record it as issued.
+    pub revision_tokens: bool,
 }
 
 const HEARTBEAT: TimerTag = 0;
@@ -99,8 +110,15 @@ pub struct EtcdServer {
     just_expired: Option<i64>,
     /// A leader that stepped down for a failover does not run again before this.
     stay_out_until_ns: u64,
-    /// As leader: when each member last answered an append (CheckQuorum).
+    /// As leader: the send time of the newest append each member answered (CheckQuorum). The
+    /// send time, not the answer's arrival: a leader paused with answers queued learns on
+    /// resuming that a majority followed it *then*, not now.
     last_ack_ns: Vec<u64>,
+    /// A leader that has applied the first entry of its term: its state is the committed
+    /// state, its lessor is primary, and it records the lock world's facts.
+    promoted: bool,
+    /// Keep-alives that reached this leader before its promotion; answered at it.
+    held_keepalives: Vec<(NodeId, i64)>,
 }
 
 impl EtcdServer {
@@ -132,6 +150,8 @@ impl EtcdServer {
             just_expired: None,
             stay_out_until_ns: 0,
             last_ack_ns: vec![0; n],
+            promoted: false,
+            held_keepalives: Vec::new(),
         }
     }
 
@@ -210,14 +230,7 @@ impl EtcdServer {
     pub fn on_timer(&mut self, ctx: &mut EtcdCtx<'_>, tag: TimerTag) {
         match tag {
             HEARTBEAT if self.role == Role::Leader => {
-                // CheckQuorum (etcd runs Raft with it): a leader that has not heard from a
-                // majority for an election timeout steps down instead of serving on. A
-                // leader-only store asks a majority for nothing, this included.
-                let now = ctx.mono_ns();
-                let heard = (0..self.peers.len())
-                    .filter(|&i| i == self.me || now.saturating_sub(self.last_ack_ns[i]) < self.cfg.election_ns)
-                    .count();
-                if self.cfg.commit == Commit::Majority && heard < self.majority() {
+                if !self.followed(ctx) {
                     let term = self.term;
                     return self.become_follower(ctx, term, None);
                 }
@@ -293,12 +306,14 @@ impl EtcdServer {
                 prev_term,
                 entries,
                 commit,
-            } => self.on_append(ctx, from, term, prev_index, prev_term, entries, commit),
+                sent_ns,
+            } => self.on_append(ctx, from, term, (prev_index, prev_term), entries, commit, sent_ns),
             Msg::Appended {
                 term,
                 success,
                 match_index,
-            } => self.on_appended(ctx, from, term, success, match_index),
+                sent_ns,
+            } => self.on_appended(ctx, from, term, (success, match_index), sent_ns),
             Msg::Vote {
                 term,
                 last_index,
@@ -307,6 +322,17 @@ impl EtcdServer {
             Msg::Voted { term, granted } => self.on_voted(ctx, from, term, granted),
             _ => {}
         }
+    }
+
+    /// CheckQuorum (etcd runs Raft with it): a leader that has not heard from a majority for an
+    /// election timeout steps down instead of serving on. A leader-only store asks a majority
+    /// for nothing, this included.
+    fn followed(&self, ctx: &EtcdCtx<'_>) -> bool {
+        let now = ctx.mono_ns();
+        let heard = (0..self.peers.len())
+            .filter(|&i| i == self.me || now.saturating_sub(self.last_ack_ns[i]) < self.cfg.election_ns)
+            .count();
+        self.cfg.commit != Commit::Majority || heard >= self.majority()
     }
 
     fn reset_election(&mut self, ctx: &mut EtcdCtx<'_>) {
@@ -328,6 +354,8 @@ impl EtcdServer {
             self.deadlines.clear();
             self.expiring.clear();
             self.lessor_armed_ns = None;
+            self.promoted = false;
+            self.held_keepalives.clear();
             ctx.cancel_timer(HEARTBEAT);
             ctx.cancel_timer(LESSOR);
         }
@@ -401,21 +429,41 @@ impl EtcdServer {
         }
     }
 
+    /// Wins an election. It is not authoritative yet: entries of older terms it holds may be
+    /// committed without its knowing, so it records nothing until its first entry applies.
     fn become_leader(&mut self, ctx: &mut EtcdCtx<'_>) {
         self.role = Role::Leader;
         self.leader = Some(self.me);
         self.next = vec![self.last_index() + 1; self.peers.len()];
         self.matched = vec![0; self.peers.len()];
         self.last_ack_ns = vec![ctx.mono_ns(); self.peers.len()];
-        // etcd's lessor on promotion: every live lease gets a full TTL from now.
+        self.deadlines.clear();
+        self.expiring.clear();
+        self.owner = None;
+        ctx.cancel_timer(ELECTION);
+        ctx.set_timer(HEARTBEAT, self.cfg.heartbeat_ns);
+        self.propose(ctx, Command::NoOp, None);
+    }
+
+    /// The first entry of this leader's term is applied, so everything committed before it is
+    /// too. etcdserver `applyEntryNormal` on that empty entry: `lessor.Promote(electionTimeout)`
+    /// refreshes every lease to now + election timeout + TTL — the leases' deadlines lived in
+    /// the old leader's memory, and the extra election timeout covers the time the cluster
+    /// may have had no leader to renew them.
+    fn promote(&mut self, ctx: &mut EtcdCtx<'_>) {
+        self.promoted = true;
         let now = ctx.mono_ns();
+        let extend_ns = self.cfg.election_ns;
         self.deadlines = self
             .kv
             .lease_ids()
-            .map(|l| (l, now + self.kv.lease_ttl_ms(l).unwrap_or(0) as u64 * 1_000_000))
+            .map(|l| {
+                (
+                    l,
+                    now + extend_ns + self.kv.lease_ttl_ms(l).unwrap_or(0) as u64 * 1_000_000,
+                )
+            })
             .collect();
-        self.expiring.clear();
-        self.owner = None;
         self.record(
             ctx,
             LockObs::RoleChanged {
@@ -430,11 +478,10 @@ impl EtcdServer {
                 leases_extended: self.deadlines.len() as u32,
             },
         );
-        self.record_owner(ctx);
-        ctx.cancel_timer(ELECTION);
-        ctx.set_timer(HEARTBEAT, self.cfg.heartbeat_ns);
         self.arm_lessor(ctx);
-        self.propose(ctx, Command::NoOp, None);
+        for (client, lease) in std::mem::take(&mut self.held_keepalives) {
+            self.keep_alive(ctx, client, lease);
+        }
     }
 
     /// Appends a command as leader, and replicates (or, leader-only, commits) it.
@@ -478,6 +525,7 @@ impl EtcdServer {
                 prev_term: self.term_at(prev_index),
                 entries: self.log[prev_index..].to_vec(),
                 commit: self.commit,
+                sent_ns: ctx.mono_ns(),
             },
         );
     }
@@ -488,10 +536,10 @@ impl EtcdServer {
         ctx: &mut EtcdCtx<'_>,
         from: NodeId,
         term: u64,
-        prev_index: usize,
-        prev_term: u64,
+        (prev_index, prev_term): (usize, u64),
         entries: Vec<Entry>,
         commit: usize,
+        sent_ns: u64,
     ) {
         let Some(leader) = self.peer_index(from) else { return };
         if term < self.term {
@@ -501,6 +549,7 @@ impl EtcdServer {
                     term: self.term,
                     success: false,
                     match_index: 0,
+                    sent_ns,
                 },
             );
         }
@@ -517,6 +566,7 @@ impl EtcdServer {
                     term: self.term,
                     success: false,
                     match_index: prev_index.saturating_sub(1).min(self.last_index()),
+                    sent_ns,
                 },
             );
         }
@@ -549,11 +599,19 @@ impl EtcdServer {
                 term: self.term,
                 success: true,
                 match_index: last_new,
+                sent_ns,
             },
         );
     }
 
-    fn on_appended(&mut self, ctx: &mut EtcdCtx<'_>, from: NodeId, term: u64, success: bool, match_index: usize) {
+    fn on_appended(
+        &mut self,
+        ctx: &mut EtcdCtx<'_>,
+        from: NodeId,
+        term: u64,
+        (success, match_index): (bool, usize),
+        sent_ns: u64,
+    ) {
         if term > self.term {
             return self.become_follower(ctx, term, None);
         }
@@ -561,7 +619,14 @@ impl EtcdServer {
         if self.role != Role::Leader || term != self.term {
             return;
         }
-        self.last_ack_ns[i] = ctx.mono_ns();
+        self.last_ack_ns[i] = self.last_ack_ns[i].max(sent_ns);
+        if !self.followed(ctx) {
+            // Answers to appends sent before a pause: a newer leader may have been elected
+            // since, so this one no longer speaks for the lock (it would record late what that
+            // leader already acted on).
+            let term = self.term;
+            return self.become_follower(ctx, term, None);
+        }
         if success {
             self.matched[i] = self.matched[i].max(match_index);
             self.next[i] = self.matched[i] + 1;
@@ -598,8 +663,10 @@ impl EtcdServer {
     }
 
     fn execute(&mut self, ctx: &mut EtcdCtx<'_>, index: usize, command: Command) {
-        let leader = self.role == Role::Leader;
+        let first_of_term = self.role == Role::Leader && !self.promoted && self.log[index - 1].term == self.term;
+        let leader = self.promoted;
         match command {
+            Command::NoOp if first_of_term => self.promote(ctx),
             Command::NoOp => {}
             Command::Expire { lease } => {
                 self.expiring.remove(&lease);
@@ -620,12 +687,12 @@ impl EtcdServer {
             }
             Command::Client { client, req, request } => {
                 let answer = self.serve(ctx, client, request, leader);
-                if leader && self.pending.remove(&index) == Some((client, req)) {
+                if self.role == Role::Leader && self.pending.remove(&index) == Some((client, req)) {
                     ctx.send(client, Msg::Answer { req, answer });
                 }
             }
         }
-        if leader {
+        if self.promoted {
             self.record_owner(ctx);
         }
     }
@@ -670,8 +737,13 @@ impl EtcdServer {
                 match self.kv.txn(&[absent], &[put], &[]) {
                     // One put on its own key: a missing lease is the only refusal it can meet.
                     Err(_) => Answer::LeaseNotFound,
-                    Ok(_) => {
+                    Ok(r) => {
                         let my_rev = self.kv.get(&key).map_or(0, |kv| kv.create_revision);
+                        if r.succeeded && leader && self.cfg.revision_tokens {
+                            // The key's create revision is granted here, at the commit, whenever
+                            // its client gets to read the answer.
+                            self.record(ctx, LockObs::TokenIssued { token: my_rev as u64 });
+                        }
                         let owner = self.kv.range(&Range::prefix("/lock/l/", Order::FirstCreate, 0, 1));
                         Answer::Acquired {
                             my_rev,
@@ -740,6 +812,9 @@ impl EtcdServer {
         if self.role != Role::Leader {
             let hint = self.leader.map(|l| self.peers[l]);
             return ctx.send(from, Msg::KeepAliveNotLeader { hint });
+        }
+        if !self.promoted {
+            return self.held_keepalives.push((from, lease));
         }
         let ttl_ms = match self.kv.lease_ttl_ms(lease) {
             Some(ttl) if !self.expiring.contains(&lease) => ttl,
