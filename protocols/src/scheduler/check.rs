@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use locksim_sim::check::count;
 use locksim_sim::time::{fmt_duration, fmt_secs};
 use locksim_sim::{History, Invariant, NodeId, Status, Verdict, Violation};
 
@@ -102,14 +103,13 @@ fn exactly_once(h: &SchedHistory, settle_ns: u64) -> Status {
     if let Some(v) = first {
         return Status::Violated(v);
     }
-    let unsettled = fired
-        .iter()
-        .filter(|(key, f)| f.t_ns > settled_by && !effects.contains_key(*key))
-        .count();
+    // No violation: every slot still without an effect fired after `settled_by`.
+    let unsettled = fired.keys().filter(|key| !effects.contains_key(*key)).count();
     let mut held = format!(
-        "{} slots fired ({firings} firings by {} instances), each with at most one committed effect",
-        fired.len(),
-        instances.len()
+        "{} fired ({} by {}), each with at most one committed effect",
+        count(fired.len(), "slot"),
+        count(firings, "firing"),
+        count(instances.len(), "instance")
     );
     if unsettled == 0 {
         held = held.replace("at most one", "exactly one");
@@ -119,7 +119,10 @@ fn exactly_once(h: &SchedHistory, settle_ns: u64) -> Status {
             fmt_duration(settle_ns)
         ));
     }
-    held.push_str(&format!("; {repeats_stopped} repeated deliveries ran nothing"));
+    held.push_str(&format!(
+        "; {} ran nothing",
+        count(repeats_stopped, "repeated delivery")
+    ));
     Status::Held(held)
 }
 
@@ -207,5 +210,107 @@ mod tests {
         );
         let h = history(60_000, vec![effect(10_005, 1, 1)]);
         assert!(matches!(status(&h, 5_000), Status::NotApplicable(_)));
+    }
+
+    #[test]
+    fn a_slot_fired_exactly_settle_before_the_end_is_judged_for_its_effect() {
+        // Fired at 55 s, settle 5 s, end 60 s: its instances had their whole retry window.
+        let h = history(60_000, vec![fired(55_000, 1)]);
+        let Status::Violated(v) = status(&h, 5_000) else {
+            panic!("settled at the end")
+        };
+        assert_eq!(
+            v.why,
+            "settle slot 1 fired at 55.000 s (first by server-0) and no effect was committed by the end, 5 s later"
+        );
+        let h = history(60_000, vec![fired(55_001, 1)]);
+        let Status::Held(why) = status(&h, 5_000) else {
+            panic!("not settled yet")
+        };
+        assert!(why.contains("(1 fired in the last 5 s and not yet run)"), "{why}");
+        // Fired as late, but run: nothing is left unsettled.
+        let h = history(60_000, vec![fired(55_001, 1), effect(55_005, 1, 1)]);
+        let Status::Held(why) = status(&h, 5_000) else { panic!() };
+        assert!(why.contains("exactly one") && !why.contains("not yet run"), "{why}");
+    }
+
+    #[test]
+    fn the_held_verdict_counts_slots_firings_instances_and_stopped_repeats() {
+        let suppressed = SchedObs::DuplicateSuppressed {
+            job: JOB,
+            slot: 1,
+            worker: WORKER,
+        };
+        let h = history(
+            60_000,
+            vec![
+                fired(10_000, 1),
+                (
+                    10_001,
+                    WORKER,
+                    SchedObs::SlotFired {
+                        job: JOB,
+                        slot: 1,
+                        worker: WORKER,
+                    },
+                ),
+                effect(10_005, 1, 1),
+                (10_006, STORE, suppressed),
+                (10_007, WORKER, SchedObs::MarkChecked { slot: 1, done: true }),
+                (10_008, WORKER, SchedObs::MarkChecked { slot: 1, done: false }),
+            ],
+        );
+        let Status::Held(why) = status(&h, 5_000) else { panic!() };
+        assert_eq!(
+            why,
+            "1 slot fired (2 firings by 2 instances), each with exactly one committed effect; 2 repeated deliveries ran nothing"
+        );
+        let h = history(
+            60_000,
+            vec![
+                fired(10_000, 1),
+                effect(10_005, 1, 1),
+                fired(20_000, 2),
+                effect(20_005, 2, 1),
+            ],
+        );
+        let Status::Held(why) = status(&h, 5_000) else { panic!() };
+        assert_eq!(
+            why,
+            "2 slots fired (2 firings by 1 instance), each with exactly one committed effect; 0 repeated deliveries ran nothing"
+        );
+    }
+
+    #[test]
+    fn the_earliest_of_a_duplicate_and_a_missing_effect_is_reported() {
+        // Slot 2 fired (event 1) before slot 1's second effect (event 3).
+        let h = history(
+            60_000,
+            vec![
+                fired(10_000, 1),
+                fired(11_000, 2),
+                effect(12_000, 1, 1),
+                effect(13_000, 1, 2),
+            ],
+        );
+        let Status::Violated(v) = status(&h, 5_000) else {
+            panic!()
+        };
+        assert_eq!(v.event, 1, "{}", v.why);
+        // The second effect (event 2) before slot 2 fired (event 3); a third effect adds nothing.
+        let h = history(
+            60_000,
+            vec![
+                fired(10_000, 1),
+                effect(12_000, 1, 1),
+                effect(13_000, 1, 2),
+                fired(14_000, 2),
+                effect(15_000, 1, 3),
+            ],
+        );
+        let Status::Violated(v) = status(&h, 5_000) else {
+            panic!()
+        };
+        assert_eq!((v.event, v.t_ns), (2, 13_000 * MS));
     }
 }

@@ -15,9 +15,14 @@
 //!   hide itself. A committed save before the deadline refreshes it; once it has passed, the
 //!   session is over for good (a later save does not bring it back). No request whose read
 //!   came at or after the deadline is served.
+//!
+//! **The deadline instant.** One rule for reads and saves: the session ends *at* its
+//! deadline, as the store's own SQL has it (valid while `idle_until > now`): a read at the
+//! deadline reads an ended session, and a save at the deadline refreshes nothing.
 
 use std::collections::BTreeMap;
 
+use locksim_sim::check::count;
 use locksim_sim::time::{fmt_duration, fmt_secs, fmt_signed_secs};
 use locksim_sim::{History, Invariant, NodeId, Status, Verdict, Violation};
 
@@ -38,15 +43,6 @@ pub fn check_sessions(h: &SessionHistory) -> Vec<Verdict> {
             status: deadline(h),
         },
     ]
-}
-
-/// `1 read`, `2 reads`.
-fn count(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
-    }
 }
 
 fn prior_text(prior: &Prior) -> String {
@@ -231,7 +227,7 @@ mod tests {
     use locksim_sim::{ClockTrack, Event, Names, Stats, What};
 
     use super::*;
-    use crate::session::store::{Invalid, Record};
+    use crate::session::store::{Invalid, Record, Refusal};
 
     const S: i64 = 1_000_000_000;
     const APP: NodeId = NodeId(0);
@@ -397,5 +393,171 @@ mod tests {
             status(&h, Invariant::SessionRevocation),
             Status::NotApplicable(_)
         ));
+    }
+
+    fn save(ms: i64, req: u64, idle_until_s: i64, prior: Prior) -> (i64, NodeId, SessionObs) {
+        let obs = SessionObs::SessionSaved {
+            client: APP,
+            req,
+            record: record(req + 1, idle_until_s),
+            prior,
+        };
+        (ms, STORE, obs)
+    }
+
+    fn logout(ms: i64) -> (i64, NodeId, SessionObs) {
+        let record = Record {
+            revoked: true,
+            ..record(2, 10)
+        };
+        (ms, STORE, SessionObs::SessionRevoked { record: Some(record) })
+    }
+
+    #[test]
+    fn a_save_at_exactly_the_deadline_refreshes_nothing_as_a_read_there_serves_nothing() {
+        let valid = ReadAnswer::Valid { record: record(2, 20) };
+        // The session ends at 10 s; a save at 10 s comes too late, so a read at 15 s reads an
+        // ended session.
+        let h = history(vec![
+            created(),
+            save(10_000, 1, 20, Prior::Expired { version: 1 }),
+            read(15_000, 2, valid),
+            served(15_002, 2),
+        ]);
+        let v = match status(&h, Invariant::SessionDeadline) {
+            Status::Violated(v) => v,
+            other => panic!("a save at the deadline revived the session: {other:?}"),
+        };
+        assert!(
+            v.why.contains("5 s past the session's idle deadline 10.000 s"),
+            "{}",
+            v.why
+        );
+        // One millisecond earlier it refreshes the session to 19.999 s.
+        let h = history(vec![
+            created(),
+            save(9_999, 1, 19, Prior::Current),
+            read(15_000, 2, valid),
+            served(15_002, 2),
+            read(19_999, 3, valid),
+            served(20_001, 3),
+        ]);
+        let Status::Violated(v) = status(&h, Invariant::SessionDeadline) else {
+            panic!("the refreshed session ends at 19.999 s")
+        };
+        assert_eq!(v.event, 5, "request #3, read at the refreshed deadline");
+    }
+
+    #[test]
+    fn a_deadline_verdict_counts_what_was_served_and_refused_late() {
+        let valid = ReadAnswer::Valid { record: record(1, 10) };
+        let expired = ReadAnswer::Invalid { why: Invalid::Expired };
+        let h = history(vec![
+            created(),
+            read(1_000, 1, valid),
+            served(1_002, 1),
+            // Refused before the deadline (say, no row yet): not a late refusal.
+            read(2_000, 2, ReadAnswer::Invalid { why: Invalid::Missing }),
+            read(10_000, 3, expired),
+            read(12_000, 4, expired),
+            // A serving the checker has no read for is not counted.
+            served(10_002, 9),
+        ]);
+        let Status::Held(why) = status(&h, Invariant::SessionDeadline) else {
+            panic!()
+        };
+        assert_eq!(
+            why,
+            "1 request served, each read before the session's deadlines; 2 reads after a deadline refused"
+        );
+    }
+
+    #[test]
+    fn deadline_is_not_applicable_without_a_session_or_a_read() {
+        let valid = ReadAnswer::Valid { record: record(1, 10) };
+        let h = history(vec![read(1_000, 1, valid), served(1_002, 1)]);
+        assert_eq!(
+            status(&h, Invariant::SessionDeadline),
+            Status::NotApplicable("no session was created".into())
+        );
+        let h = history(vec![created(), save(1_000, 1, 11, Prior::Current)]);
+        assert_eq!(
+            status(&h, Invariant::SessionDeadline),
+            Status::NotApplicable("no request read the session".into())
+        );
+    }
+
+    #[test]
+    fn a_logout_with_no_later_traffic_is_not_applicable() {
+        let valid = ReadAnswer::Valid { record: record(1, 10) };
+        let h = history(vec![created(), read(1_000, 1, valid), served(1_002, 1), logout(2_000)]);
+        assert_eq!(
+            status(&h, Invariant::SessionRevocation),
+            Status::NotApplicable("nothing reached the store after the logout at 2.000 s".into())
+        );
+        // A refused late save alone is traffic: the logout held against it.
+        let refused = SessionObs::SaveRefused {
+            client: APP,
+            req: 2,
+            refusals: vec![Refusal::Revoked],
+        };
+        let h = history(vec![created(), logout(2_000), (3_000, STORE, refused.clone())]);
+        let Status::Held(why) = status(&h, Invariant::SessionRevocation) else {
+            panic!()
+        };
+        assert_eq!(
+            why,
+            "logout committed at 2.000 s; after it 0 of 0 reads refused and 1 late save refused; none served or revived"
+        );
+        // Before the logout, a refused save is no evidence about it.
+        let h = history(vec![created(), (1_000, STORE, refused), logout(2_000)]);
+        assert!(matches!(
+            status(&h, Invariant::SessionRevocation),
+            Status::NotApplicable(_)
+        ));
+    }
+
+    #[test]
+    fn a_save_that_commits_a_live_record_after_the_logout_revives_the_session() {
+        let h = history(vec![
+            created(),
+            logout(2_000),
+            save(3_000, 1, 13, Prior::Revoked { version: 2 }),
+            logout(4_000),
+        ]);
+        let Status::Violated(v) = status(&h, Invariant::SessionRevocation) else {
+            panic!()
+        };
+        assert_eq!((v.event, v.t_ns), (2, 3 * S as u64));
+        assert_eq!(
+            v.why,
+            "client-0's save (request #1) at 3.000 s made the session valid again (over the revoked version 2) after the logout committed at 2.000 s"
+        );
+        // A save that writes the record back still revoked revives nothing; the first logout
+        // is the one that counts.
+        let still_revoked = SessionObs::SessionSaved {
+            client: APP,
+            req: 1,
+            record: Record {
+                revoked: true,
+                ..record(3, 13)
+            },
+            prior: Prior::Current,
+        };
+        let refused = ReadAnswer::Invalid { why: Invalid::Revoked };
+        let h = history(vec![
+            created(),
+            logout(2_000),
+            (3_000, STORE, still_revoked),
+            logout(4_000),
+            read(5_000, 2, refused),
+        ]);
+        let Status::Held(why) = status(&h, Invariant::SessionRevocation) else {
+            panic!()
+        };
+        assert!(
+            why.starts_with("logout committed at 2.000 s; after it 1 of 1 read refused"),
+            "{why}"
+        );
     }
 }

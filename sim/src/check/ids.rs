@@ -5,7 +5,7 @@ use crate::history::History;
 use crate::node::Observation;
 use crate::time::fmt_secs;
 
-use super::{Invariant, NodeTable, Status, Verdict, Violation};
+use super::{Invariant, NodeTable, Status, Verdict, Violation, count};
 
 /// Both ID checkers.
 ///
@@ -73,11 +73,14 @@ pub fn check_ids<M, O: Observation>(h: &History<M, O>) -> Vec<Verdict> {
     vec![
         Verdict {
             invariant: Invariant::UniqueIds,
-            status: verdict(unique, format!("{issued} IDs issued, all distinct")),
+            status: verdict(unique, format!("{} issued, all distinct", count(issued, "ID"))),
         },
         Verdict {
             invariant: Invariant::IdMonotonic,
-            status: verdict(monotonic, format!("{issued} IDs issued, increasing per generator")),
+            status: verdict(
+                monotonic,
+                format!("{} issued, increasing per generator", count(issued, "ID")),
+            ),
         },
     ]
 }
@@ -174,6 +177,16 @@ mod tests {
         // Equal counts as not increasing.
         let v = check_ids(&history(&[(1, Some(5)), (1, Some(5))]));
         assert_eq!(words(&v), [("unique_ids", "violated"), ("id_monotonic", "violated")]);
+    }
+
+    #[test]
+    fn one_id_is_counted_in_the_singular() {
+        let v = check_ids(&history(&[(0, Some(1))]));
+        assert_eq!(v[0].status, Status::Held("1 ID issued, all distinct".into()));
+        assert_eq!(
+            v[1].status,
+            Status::Held("1 ID issued, increasing per generator".into())
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::history::History;
 use crate::lock_obs::LockObs;
 use crate::time::fmt_secs;
 
-use super::{LockFacts, Status, Violation};
+use super::{LockFacts, Status, Violation, count};
 
 pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
     let mut writes = 0;
@@ -36,6 +36,48 @@ pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
     if writes == 0 {
         Status::NotApplicable("no write was accepted".into())
     } else {
-        Status::Held(format!("{writes} accepted writes, each from the current value"))
+        Status::Held(format!(
+            "{}, each from the current value",
+            count(writes, "accepted write")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+    use crate::check::Status;
+    use crate::check::test_history::*;
+
+    fn judged(h: Hist) -> Status {
+        judge(&h.build(), check)
+    }
+
+    #[test]
+    fn writes_from_the_current_value_hold() {
+        let h = Hist::new().write(S, C0, None, 0, 0);
+        assert_eq!(held(judged(h)), "1 accepted write, each from the current value");
+        let h = Hist::new().write(S, C0, None, 0, 0).write(2 * S, C1, Some(2), 1, 1);
+        assert_eq!(held(judged(h)), "2 accepted writes, each from the current value");
+    }
+
+    #[test]
+    fn a_write_from_an_older_value_loses_the_update_in_between() {
+        let h = Hist::new()
+            .write(S, C0, None, 0, 0)
+            .write(2 * S, C1, None, 0, 1)
+            .write(3 * S, C0, None, 5, 1);
+        let v = violated(judged(h));
+        assert_eq!((v.event, v.t_ns), (1, 2 * S));
+        assert_eq!(
+            v.why,
+            "the resource accepted client-1's write of 1 at 2.000 s, computed from 0, over the current value 1: an update was lost"
+        );
+    }
+
+    #[test]
+    fn no_accepted_write_is_not_applicable() {
+        let h = Hist::new().acquired(0, C0, 1, 10 * S);
+        assert_eq!(not_applicable(judged(h)), "no write was accepted");
     }
 }

@@ -7,7 +7,10 @@ mod ids;
 mod liveness;
 mod lost_update;
 mod mutual_exclusion;
+mod plural;
 mod stale_write;
+#[cfg(test)]
+mod test_history;
 mod token_monotonic;
 
 use std::cell::OnceCell;
@@ -22,6 +25,7 @@ use crate::lock_obs::LockObs;
 use crate::node::Observation;
 
 pub use ids::check_ids;
+pub use plural::count;
 
 /// Stable invariant ids, as used in scenario files, JSON output and reports.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -260,5 +264,62 @@ impl<'h> LockFacts<'h> {
                 .collect()
         });
         owners.get(&lease).map_or("an unknown owner", |n| h.names.of(*n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::test_history::*;
+    use super::*;
+
+    #[test]
+    fn every_invariant_id_round_trips_and_means_something_of_its_own() {
+        let ids: BTreeSet<&str> = Invariant::ALL.iter().map(|i| i.id()).collect();
+        let meanings: BTreeSet<&str> = Invariant::ALL.iter().map(|i| i.meaning()).collect();
+        assert_eq!((ids.len(), meanings.len()), (11, 11), "distinct");
+        for &i in Invariant::ALL {
+            assert_eq!(Invariant::from_id(i.id()), Some(i));
+            assert_eq!(i.to_string(), i.id());
+            assert!(!i.meaning().is_empty());
+        }
+        assert_eq!(Invariant::from_id("mutual-exclusion"), None);
+        assert_eq!(Invariant::MutualExclusion.id(), "mutual_exclusion");
+    }
+
+    #[test]
+    fn a_status_reads_as_its_word() {
+        let v = Violation {
+            event: 0,
+            t_ns: 0,
+            why: String::new(),
+        };
+        let words = [
+            Status::Held(String::new()),
+            Status::Violated(v),
+            Status::NotApplicable(String::new()),
+        ];
+        assert_eq!(words.map(|s| s.word()), ["held", "violated", "not_applicable"]);
+    }
+
+    #[test]
+    fn check_lock_judges_every_lock_invariant_in_order() {
+        let h = Hist::new().acquired(0, C0, 1, 10 * S).build();
+        let judged: Vec<(Invariant, &str)> = check_lock(&h, &setup(&[S0], 1))
+            .iter()
+            .map(|v| (v.invariant, v.status.word()))
+            .collect();
+        assert_eq!(
+            judged,
+            [
+                (Invariant::MutualExclusion, "held"),
+                (Invariant::FencingOrder, "not_applicable"),
+                (Invariant::StaleWrite, "not_applicable"),
+                (Invariant::LostUpdate, "not_applicable"),
+                (Invariant::TokenMonotonic, "not_applicable"),
+                (Invariant::Liveness, "held"),
+            ]
+        );
     }
 }

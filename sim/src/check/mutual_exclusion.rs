@@ -4,6 +4,10 @@
 //! being sent, its own local deadline passing (the true time at which its monotonic clock
 //! reaches the deadline — later than planned if it was suspended), loss detected, or its
 //! crash (a dead process holds nothing).
+//!
+//! A holding is the half-open interval `[start, end)`: DESIGN 5 says a client holds *until*
+//! its release is sent or its deadline passes, so at that instant it holds no more, and a
+//! client acquiring at that same instant takes the lock from hand to hand without overlap.
 
 use crate::history::{History, What};
 use crate::ids::NodeId;
@@ -11,7 +15,7 @@ use crate::lock_obs::LockObs;
 use crate::node::Observation;
 use crate::time::fmt_secs;
 
-use super::{LockFacts, LockSetup, NodeTable, Status, Violation};
+use super::{LockFacts, LockSetup, NodeTable, Status, Violation, count};
 
 struct Segment {
     client: NodeId,
@@ -94,8 +98,161 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, _facts: &LockFacts, se
     }
     let clients: std::collections::BTreeSet<NodeId> = segments.iter().map(|s| s.client).collect();
     Status::Held(format!(
-        "{} holding intervals of {} clients, none overlapping",
-        segments.len(),
-        clients.len()
+        "{} of {}, none overlapping",
+        count(segments.len(), "holding interval"),
+        count(clients.len(), "client")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+    use crate::check::test_history::*;
+    use crate::history::What;
+    use crate::lock_obs::LockObs;
+
+    fn judged(h: &LockHistory) -> crate::check::Status {
+        judge(h, |h, f| check(h, f, &setup(&[S0], 1)))
+    }
+
+    fn released(h: Hist, t_ns: u64, client: crate::ids::NodeId) -> Hist {
+        h.obs(t_ns, client, LockObs::Released { lease: 0 })
+    }
+
+    /// DESIGN 5: a client holds from its acquire *until* the release is sent, its deadline
+    /// passes, or loss is detected — at that instant it no longer holds. Intervals are
+    /// half-open, so one that ends at t and one that starts at t do not overlap: the lock
+    /// passed from hand to hand, which is what a lock is for.
+    #[test]
+    fn touching_intervals_do_not_overlap_one_nanosecond_more_does() {
+        let h = released(Hist::new().acquired(0, C0, 1, 10 * S), 5 * S, C0)
+            .acquired(5 * S, C1, 2, 15 * S)
+            .build();
+        assert_eq!(held(judged(&h)), "2 holding intervals of 2 clients, none overlapping");
+        let h = Hist::new().acquired(0, C0, 1, 10 * S).acquired(5 * S, C1, 2, 15 * S);
+        let h = released(h, 5 * S + 1, C0).build();
+        let v = violated(judged(&h));
+        assert_eq!((v.event, v.t_ns), (3, 5 * S));
+        assert_eq!(
+            v.why,
+            "client-1 acquired the lock at 5.000 s while client-0 still held it (since 0.000 s, until 5.000 s)"
+        );
+    }
+
+    #[test]
+    fn the_local_deadline_ends_a_holding_exactly_when_the_clock_reaches_it() {
+        let h = Hist::new()
+            .acquired(0, C0, 1, 10 * S)
+            .acquired(10 * S, C1, 2, 20 * S)
+            .build();
+        assert!(held(judged(&h)).starts_with("2 holding intervals"));
+        let h = Hist::new()
+            .acquired(0, C0, 1, 10 * S)
+            .acquired(10 * S - 1, C1, 2, 20 * S)
+            .build();
+        let v = violated(judged(&h));
+        assert_eq!((v.event, v.t_ns), (3, 10 * S - 1), "at client-1's acquired");
+        assert!(v.why.ends_with("until 10.000 s)"), "{}", v.why);
+    }
+
+    #[test]
+    fn a_suspended_clock_reaches_the_deadline_later_in_true_time() {
+        let mut h = Hist::new()
+            .acquired(0, C0, 1, 10 * S)
+            .acquired(12 * S, C1, 2, 30 * S)
+            .build();
+        h.clocks[C0.index()].suspend(2 * S, 5 * S);
+        let v = violated(judged(&h));
+        assert!(v.why.ends_with("until 13.000 s)"), "{}", v.why);
+    }
+
+    #[test]
+    fn loss_and_crash_end_a_holding_at_their_instant() {
+        let lost = LockObs::LockLost { why: "lease revoked" };
+        let h = Hist::new()
+            .acquired(0, C0, 1, 10 * S)
+            .obs(3 * S, C0, lost)
+            .acquired(3 * S, C1, 2, 20 * S)
+            .build();
+        assert!(held(judged(&h)).starts_with("2 holding"));
+        let crash = What::Crash {
+            restart_after_ns: Some(S),
+        };
+        let h = Hist::new()
+            .acquired(0, C0, 1, 10 * S)
+            .at(3 * S, C0, crash)
+            .acquired(3 * S, C1, 2, 20 * S)
+            .build();
+        assert!(held(judged(&h)).starts_with("2 holding"));
+    }
+
+    #[test]
+    fn a_holding_with_no_deadline_lasts_to_the_end_of_the_run() {
+        let h = Hist::new()
+            .acquired(0, C0, 1, u64::MAX)
+            .acquired(90 * S, C1, 2, 95 * S)
+            .end(100 * S)
+            .build();
+        let v = violated(judged(&h));
+        assert!(v.why.ends_with("(since 0.000 s, until 100.000 s)"), "{}", v.why);
+    }
+
+    #[test]
+    fn a_renewal_by_a_client_that_lost_the_lock_overlaps_the_new_holder() {
+        let h = Hist::new()
+            .acquired(0, C0, 1, 10 * S)
+            .acquired(10 * S, C1, 2, 30 * S)
+            .obs(
+                12 * S,
+                C0,
+                LockObs::Renewed {
+                    deadline_mono_ns: 22 * S,
+                },
+            )
+            .build();
+        let v = violated(judged(&h));
+        assert_eq!(
+            v.why,
+            "client-0 renewed the lock at 12.000 s while client-1 still held it (since 10.000 s, until 30.000 s)"
+        );
+        // A client's own renewals overlap its own holding, which is no violation.
+        let h = Hist::new()
+            .acquired(0, C0, 1, 10 * S)
+            .obs(
+                8 * S,
+                C0,
+                LockObs::Renewed {
+                    deadline_mono_ns: 18 * S,
+                },
+            )
+            .build();
+        assert_eq!(held(judged(&h)), "2 holding intervals of 1 client, none overlapping");
+    }
+
+    #[test]
+    fn two_acquisitions_at_one_instant_overlap() {
+        let h = Hist::new()
+            .acquired(S, C1, 2, 10 * S)
+            .acquired(S, C0, 1, 10 * S)
+            .build();
+        let v = violated(judged(&h));
+        assert!(
+            v.why
+                .starts_with("client-0 acquired the lock at 1.000 s while client-1"),
+            "{}",
+            v.why
+        );
+    }
+
+    #[test]
+    fn only_clients_hold_and_an_empty_holding_is_none() {
+        // A server recording an acquisition (no model does) is not a client.
+        let h = Hist::new().acquired(0, S0, 1, 10 * S).build();
+        assert_eq!(not_applicable(judged(&h)), "no client ever held the lock");
+        // Released the instant it was acquired: held nothing.
+        let h = released(Hist::new().acquired(S, C0, 1, 10 * S), S, C0).build();
+        assert_eq!(not_applicable(judged(&h)), "no client ever held the lock");
+        let h = released(Hist::new().acquired(S, C0, 1, 10 * S), S + 1, C0).build();
+        assert_eq!(held(judged(&h)), "1 holding interval of 1 client, none overlapping");
+    }
 }
