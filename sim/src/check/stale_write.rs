@@ -22,7 +22,7 @@ use crate::lock_obs::{ClockKind, Expiry, LockObs, short_lease};
 use crate::node::Observation;
 use crate::time::{fmt_secs, fmt_signed_secs};
 
-use super::{LockFacts, LockSetup, NodeTable, Status, Violation};
+use super::{LockFacts, LockSetup, NodeTable, Status, Violation, count};
 
 /// What the checker knows of one server, from its recorded facts and its crashes.
 #[derive(Clone, Copy, Default)]
@@ -103,9 +103,9 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, set
     if writes == 0 {
         return Status::NotApplicable("no write was accepted".into());
     }
-    let s = if writes == 1 { "" } else { "s" };
     Status::Held(format!(
-        "{writes} accepted write{s}, each while no other client held the lock or could be granted it"
+        "{}, each while no other client held the lock or could be granted it",
+        count(writes, "accepted write")
     ))
 }
 
@@ -222,159 +222,80 @@ fn holder<M, O>(h: &History<M, O>, facts: &LockFacts, lease: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{Invariant, check_lock};
-    use crate::clock::ClockTrack;
-    use crate::history::{Event, Stats};
-    use crate::ids::Names;
+    use crate::check::test_history::*;
     use crate::lock_obs::DeleteCause;
 
-    const MS: u64 = 1_000_000;
-    const C0: NodeId = NodeId(0);
-    const C1: NodeId = NodeId(1);
     /// Leases: client-0's first and second acquisition, client-1's.
     const L0: u64 = 0xa000 << 48;
     const L0_LATER: u64 = 0xa001 << 48;
     const L1: u64 = 0xb000 << 48;
+    const SERVERS: [NodeId; 5] = [S0, S1, S2, S3, S4];
 
-    fn server(i: u32) -> NodeId {
-        NodeId(2 + i)
-    }
-
-    /// A hand-built lock history: two clients, `servers` servers, a resource; every clock
-    /// reads true time.
-    struct Build {
-        servers: u32,
-        events: Vec<Event<(), LockObs>>,
-    }
-
-    impl Build {
-        fn new(servers: u32) -> Self {
-            let mut b = Build {
-                servers,
-                events: Vec::new(),
-            };
-            b.obs(0, C0, LockObs::AcquireStarted { lease: L0, attempt: 1 });
-            b.obs(
+    /// Who started which lease, so verdicts can name owners.
+    fn cast() -> Hist {
+        Hist::new()
+            .obs(0, C0, LockObs::AcquireStarted { lease: L0, attempt: 1 })
+            .obs(
                 0,
                 C0,
                 LockObs::AcquireStarted {
                     lease: L0_LATER,
                     attempt: 2,
                 },
-            );
-            b.obs(0, C1, LockObs::AcquireStarted { lease: L1, attempt: 1 });
-            b
-        }
+            )
+            .obs(0, C1, LockObs::AcquireStarted { lease: L1, attempt: 1 })
+    }
 
-        fn what(&mut self, t_ms: u64, node: NodeId, what: What<(), LockObs>) -> &mut Self {
-            self.events.push(Event {
-                t_ns: t_ms * MS,
-                node,
-                wall_ns: 0,
-                mono_ns: 0,
-                what,
+    /// `lease`'s key on each of `on`, expiring at wall `expires_ms`.
+    fn keys(mut h: Hist, t_ms: u64, on: &[NodeId], lease: u64, expires_ms: i64) -> Hist {
+        for &server in on {
+            let expiry = Some(Expiry {
+                clock: ClockKind::Wall,
+                at_ns: expires_ms * MS as i64,
             });
-            self
+            h = h.obs(t_ms * MS, server, LockObs::KeySet { lease, expiry });
         }
+        h
+    }
 
-        fn obs(&mut self, t_ms: u64, node: NodeId, obs: LockObs) -> &mut Self {
-            self.what(t_ms, node, What::Observe(obs))
-        }
+    fn role(h: Hist, t_ms: u64, server: NodeId, authoritative: bool, role: &'static str) -> Hist {
+        h.obs(t_ms * MS, server, LockObs::RoleChanged { authoritative, role })
+    }
 
-        /// `lease`'s key on each of `on`, expiring at wall `expires_ms`.
-        fn keys(&mut self, t_ms: u64, on: &[u32], lease: u64, expires_ms: i64) -> &mut Self {
-            for &i in on {
-                let expiry = Some(Expiry {
-                    clock: ClockKind::Wall,
-                    at_ns: expires_ms * MS as i64,
-                });
-                self.obs(t_ms, server(i), LockObs::KeySet { lease, expiry });
-            }
-            self
-        }
-
-        fn role(&mut self, t_ms: u64, i: u32, authoritative: bool, role: &'static str) -> &mut Self {
-            self.obs(t_ms, server(i), LockObs::RoleChanged { authoritative, role })
-        }
-
-        fn write(&mut self, t_ms: u64, client: NodeId, lease: u64) -> &mut Self {
-            let resource = NodeId(2 + self.servers);
-            let applied = LockObs::WriteApplied {
-                client,
-                lease,
-                token: None,
-                value: 1,
-                based_on: 0,
-                prev_value: 0,
-            };
-            self.obs(t_ms, resource, applied)
-        }
-
-        /// The stale_write verdict: its word and its message.
-        fn verdict(&self, quorum: usize) -> (&'static str, String) {
-            let mut names = vec!["client-0".to_string(), "client-1".to_string()];
-            names.extend((0..self.servers).map(|i| format!("server-{i}")));
-            names.push("resource".into());
-            let nodes = names.len();
-            let h = History {
-                names: Names::new(names),
-                events: self.events.clone(),
-                clocks: vec![ClockTrack::default(); nodes],
-                end_ns: 60_000 * MS,
-                stats: Stats::default(),
-            };
-            let setup = LockSetup {
-                clients: vec![C0, C1],
-                servers: (0..self.servers).map(server).collect(),
-                quorum,
-                liveness_window_ns: 30_000 * MS,
-            };
-            let v = check_lock(&h, &setup)
-                .into_iter()
-                .find(|v| v.invariant == Invariant::StaleWrite)
-                .expect("stale_write is judged");
-            let word = v.status.word();
-            let why = match v.status {
-                Status::Held(why) | Status::NotApplicable(why) => why,
-                Status::Violated(v) => v.why,
-            };
-            (word, why)
-        }
+    /// The verdict over the first `servers` of the cast, with `quorum`.
+    fn verdict(h: &Hist, servers: usize, quorum: usize) -> Status {
+        let h = h.clone().build();
+        check(&h, &LockFacts::of(&h), &setup(&SERVERS[..servers], quorum))
     }
 
     #[test]
     fn the_holders_write_holds_and_a_write_under_another_key_is_stale() {
-        let mut b = Build::new(1);
-        b.keys(1, &[0], L0, 10_000).write(2, C0, L0);
-        assert_eq!(b.verdict(1).0, "held");
-        b.obs(
-            3,
-            server(0),
-            LockObs::KeyDeleted {
-                lease: L0,
-                cause: DeleteCause::Release,
-            },
-        )
-        .keys(4, &[0], L1, 14_000)
-        .write(5, C0, L0);
-        let (word, why) = b.verdict(1);
-        assert_eq!(word, "violated");
-        assert!(
-            why.ends_with("but client-0 does not hold the lock: server-0 has the key for client-1 (lease b000)"),
-            "{why}"
+        let h = keys(cast(), 1, &[S0], L0, 10_000).write_under(2 * MS, C0, L0);
+        assert_eq!(
+            held(verdict(&h, 1, 1)),
+            "1 accepted write, each while no other client held the lock or could be granted it"
         );
+        let deleted = LockObs::KeyDeleted {
+            lease: L0,
+            cause: DeleteCause::Release,
+        };
+        let h = keys(h.obs(3 * MS, S0, deleted), 4, &[S0], L1, 14_000).write_under(5 * MS, C0, L0);
+        let v = violated(verdict(&h, 1, 1));
+        assert_eq!(
+            v.why,
+            "the resource accepted client-0's write at 0.005 s but client-0 does not hold the lock: \
+             server-0 has the key for client-1 (lease b000)"
+        );
+        assert_eq!(v.t_ns, 5 * MS);
     }
 
     #[test]
     fn a_key_lives_through_its_expiry_instant_and_is_free_just_after() {
         // Redis expires a key just after its instant: a write at exactly that instant is the
         // holder's, one nanosecond later anybody could take the lock.
-        let mut b = Build::new(1);
-        b.keys(1, &[0], L0, 10).write(10, C0, L0);
-        assert_eq!(b.verdict(1).0, "held");
-        b.events.last_mut().expect("the write").t_ns += 1;
-        let (word, why) = b.verdict(1);
-        assert_eq!(word, "violated");
+        let h = keys(cast(), 1, &[S0], L0, 10);
+        held(verdict(&h.clone().write_under(10 * MS, C0, L0), 1, 1));
+        let why = violated(verdict(&h.write_under(10 * MS + 1, C0, L0), 1, 1)).why;
         assert!(
             why.ends_with("server-0 has its key expired (at 0.010 s, its clock reads 0.010 s)"),
             "{why}"
@@ -384,10 +305,8 @@ mod tests {
     #[test]
     fn a_write_under_an_earlier_lease_is_stale_even_when_its_writer_holds_again() {
         // Kleppmann's delayed packet can land while its own sender holds a later lease.
-        let mut b = Build::new(1);
-        b.keys(1, &[0], L0_LATER, 10_000).write(2, C0, L0);
-        let (word, why) = b.verdict(1);
-        assert_eq!(word, "violated");
+        let h = keys(cast(), 1, &[S0], L0_LATER, 10_000).write_under(2 * MS, C0, L0);
+        let why = violated(verdict(&h, 1, 1)).why;
         assert!(why.ends_with("server-0 has the key for client-0 (lease a001)"), "{why}");
     }
 
@@ -395,37 +314,25 @@ mod tests {
     fn a_crashed_server_is_unavailable_not_free_until_it_restarts() {
         // Redlock, 5 servers: client-0's key on {0,1,2}; server-2 crashes and loses it. While
         // it is down, the free {3,4} are no quorum for anybody; restarted empty, {2,3,4} are.
-        let mut b = Build::new(5);
-        b.keys(1, &[0, 1, 2], L0, 10_000)
-            .obs(
-                2,
-                server(2),
-                LockObs::KeyDeleted {
-                    lease: L0,
-                    cause: DeleteCause::Crash,
-                },
-            )
-            .what(
-                2,
-                server(2),
-                What::Crash {
-                    restart_after_ns: Some(MS),
-                },
-            )
-            .write(3, C0, L0);
-        let (word, why) = b.verdict(3);
-        assert_eq!(
-            (word, why.as_str()),
-            (
-                "held",
-                "1 accepted write, each while no other client held the lock or could be granted it"
-            )
-        );
-        b.what(4, server(2), What::Restart).write(5, C0, L0);
-        let (word, why) = b.verdict(3);
-        assert_eq!(word, "violated");
+        let lost = LockObs::KeyDeleted {
+            lease: L0,
+            cause: DeleteCause::Crash,
+        };
+        let crash = What::Crash {
+            restart_after_ns: Some(MS),
+        };
+        let h = keys(cast(), 1, &[S0, S1, S2], L0, 10_000)
+            .obs(2 * MS, S2, lost)
+            .at(2 * MS, S2, crash)
+            .write_under(3 * MS, C0, L0);
+        held(verdict(&h, 5, 3));
+        let h = h.at(4 * MS, S2, What::Restart).write_under(5 * MS, C0, L0);
+        let why = violated(verdict(&h, 5, 3)).why;
         assert!(
-            why.ends_with("another client could be granted it by 3 of 5 servers, a quorum of 3: server-2 has no lock key; server-3 has no lock key; server-4 has no lock key"),
+            why.ends_with(
+                "another client could be granted it by 3 of 5 servers, a quorum of 3: \
+                 server-2 has no lock key; server-3 has no lock key; server-4 has no lock key"
+            ),
             "{why}"
         );
     }
@@ -433,54 +340,50 @@ mod tests {
     #[test]
     fn a_delayed_restart_lends_its_vote_to_nobody_until_it_serves_again() {
         // antirez's delayed restart: server-2 restarted empty but serves nothing for a TTL.
-        let mut b = Build::new(5);
-        b.keys(1, &[0, 1], L0, 10_000)
-            .keys(1, &[3], L1, 10_000)
-            .role(2, 2, false, "restarted, unavailable (delayed restart)")
-            .write(3, C0, L0);
-        assert_eq!(b.verdict(3).0, "held");
-        b.role(4, 2, true, "available again").write(5, C0, L0);
-        let (word, why) = b.verdict(3);
-        assert_eq!(word, "violated");
-        // client-1 has its key on server-3 and the free server-2 and server-4 would grant it.
+        let h = keys(cast(), 1, &[S0, S1], L0, 10_000);
+        let h = keys(h, 1, &[S3], L1, 10_000);
+        let h = role(h, 2, S2, false, "restarted, unavailable (delayed restart)").write_under(3 * MS, C0, L0);
+        held(verdict(&h, 5, 3));
+        let h = role(h, 4, S2, true, "available again").write_under(5 * MS, C0, L0);
+        let why = violated(verdict(&h, 5, 3)).why;
+        // client-1 has its key on server-3, and the free server-2 and server-4 would grant it.
         assert!(
-            why.ends_with("client-1 (lease b000) could be granted it by 3 of 5 servers, a quorum of 3: server-3 has its key; server-2 (available again) has no lock key; server-4 has no lock key"),
+            why.ends_with(
+                "client-1 (lease b000) could be granted it by 3 of 5 servers, a quorum of 3: \
+                 server-3 has its key; server-2 (available again) has no lock key; server-4 has no lock key"
+            ),
             "{why}"
         );
     }
 
     #[test]
     fn another_clients_keys_short_of_a_quorum_do_not_make_a_write_stale() {
-        let mut b = Build::new(5);
-        b.keys(1, &[0, 1, 2], L0, 10_000)
-            .keys(1, &[3, 4], L1, 10_000)
-            .write(2, C0, L0);
-        assert_eq!(b.verdict(3).0, "held");
+        let h = keys(cast(), 1, &[S0, S1, S2], L0, 10_000);
+        let h = keys(h, 1, &[S3, S4], L1, 10_000).write_under(2 * MS, C0, L0);
+        held(verdict(&h, 5, 3));
     }
 
     #[test]
     fn an_election_changes_nothing_and_a_new_leader_without_the_key_makes_it_stale() {
         // etcd-style, 3 members, the leader speaks for the store (quorum 1 of the members that
         // serve). Between leaders nobody can grant anything.
-        let mut b = Build::new(3);
-        b.role(0, 1, false, "follower")
-            .role(0, 2, false, "follower")
-            .keys(1, &[0], L0, 10_000)
-            .role(2, 0, false, "follower")
-            .write(3, C0, L0);
-        assert_eq!(b.verdict(1).0, "held");
-        b.role(4, 1, true, "leader").keys(4, &[1], L0, 12_000).write(5, C0, L0);
-        assert_eq!(b.verdict(1).0, "held");
-        b.obs(6, server(1), LockObs::KeyExpired { lease: L0 }).write(7, C0, L0);
-        let (word, why) = b.verdict(1);
-        assert_eq!(word, "violated");
+        let h = role(cast(), 0, S1, false, "follower");
+        let h = role(h, 0, S2, false, "follower");
+        let h = keys(h, 1, &[S0], L0, 10_000);
+        let h = role(h, 2, S0, false, "follower").write_under(3 * MS, C0, L0);
+        held(verdict(&h, 3, 1));
+        let h = keys(role(h, 4, S1, true, "leader"), 4, &[S1], L0, 12_000).write_under(5 * MS, C0, L0);
+        held(verdict(&h, 3, 1));
+        let h = h
+            .obs(6 * MS, S1, LockObs::KeyExpired { lease: L0 })
+            .write_under(7 * MS, C0, L0);
+        let why = violated(verdict(&h, 3, 1)).why;
         assert!(why.ends_with("server-1 (leader) has no lock key"), "{why}");
     }
 
     #[test]
     fn no_accepted_write_is_not_applicable() {
-        let mut b = Build::new(1);
-        b.keys(1, &[0], L0, 10_000);
-        assert_eq!(b.verdict(1), ("not_applicable", "no write was accepted".to_string()));
+        let h = keys(cast(), 1, &[S0], L0, 10_000);
+        assert_eq!(not_applicable(verdict(&h, 1, 1)), "no write was accepted");
     }
 }

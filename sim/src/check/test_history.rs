@@ -1,5 +1,5 @@
-//! Hand-built lock histories for the checkers' unit tests: a fixed cast (two clients, three
-//! servers, the resource), every clock exact (true time = wall = mono), and events added in
+//! Hand-built lock histories for the checkers' unit tests: a fixed cast (two clients, five
+//! servers — enough for a Redlock quorum —, the resource), every clock exact (true time = wall = mono), and events added in
 //! true-time order. One builder shared by every checker's tests, so a boundary is set up the
 //! same way wherever it is tested.
 
@@ -18,13 +18,19 @@ pub const C1: NodeId = NodeId(1);
 pub const S0: NodeId = NodeId(2);
 pub const S1: NodeId = NodeId(3);
 pub const S2: NodeId = NodeId(4);
-pub const RES: NodeId = NodeId(5);
+pub const S3: NodeId = NodeId(5);
+pub const S4: NodeId = NodeId(6);
+pub const RES: NodeId = NodeId(7);
 
-const NAMES: [&str; 6] = ["client-0", "client-1", "server-0", "server-1", "server-2", "resource"];
+const NAMES: [&str; 8] = [
+    "client-0", "client-1", "server-0", "server-1", "server-2", "server-3", "server-4", "resource",
+];
 
 pub type LockHistory = History<(), LockObs>;
 
-/// A history under construction; `end_ns` defaults to 100 s.
+/// A history under construction; `end_ns` defaults to 100 s. Cloned to judge a prefix and
+/// then go on.
+#[derive(Clone)]
 pub struct Hist(LockHistory);
 
 impl Hist {
@@ -83,6 +89,20 @@ impl Hist {
             value: based_on + 1,
             based_on,
             prev_value,
+        };
+        self.obs(t_ns, RES, obs)
+    }
+
+    /// The resource accepts `client`'s unfenced write made under `lease` (what `stale_write`
+    /// compares with the servers' keys).
+    pub fn write_under(self, t_ns: u64, client: NodeId, lease: u64) -> Self {
+        let obs = LockObs::WriteApplied {
+            client,
+            lease,
+            token: None,
+            value: 1,
+            based_on: 0,
+            prev_value: 0,
         };
         self.obs(t_ns, RES, obs)
     }
