@@ -24,18 +24,22 @@ use crate::time::{fmt_secs, fmt_signed_secs};
 
 use super::{LockFacts, LockSetup, NodeTable, Status, Violation, count};
 
-/// What the checker knows of one server, from its recorded facts and its crashes.
+/// What the checker knows of one server, from its recorded facts, crashes and pauses.
 #[derive(Clone, Copy, Default)]
 struct Server {
     key: Option<(u64, Option<Expiry>)>,
     down: bool,
+    /// A paused server grants nothing until it resumes, but a key it keeps for a client still
+    /// stands for that client (an etcd leader paused while a successor was elected must not
+    /// read as a free one).
+    paused: bool,
     /// The role it last named, and whether that role serves the lock.
     role: Option<(&'static str, bool)>,
 }
 
 /// Whom a server would grant the lock to, right now.
 enum Grants {
-    /// Nobody: it is down or does not serve the lock.
+    /// Nobody: it is down, paused without a live key, or does not serve the lock.
     Nobody,
     /// Anybody: no key, or an expired one (why).
     Anybody(String),
@@ -44,20 +48,28 @@ enum Grants {
 }
 
 pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
-    let mut is_server: NodeTable<bool> = NodeTable::new();
-    for &s in &setup.servers {
-        *is_server.get_mut(s) = true;
-    }
-    let mut servers: NodeTable<Server> = NodeTable::new();
+    // Every node's state is tracked, a client's too (a crash or a pause of any node); only
+    // the lock servers' entries are ever read, so no node needs telling apart here.
+    let mut nodes: NodeTable<Server> = NodeTable::new();
     let mut writes = 0usize;
     for (index, e) in h.events.iter().enumerate() {
+        // Only a node's own events are looked up: network events carry no real node.
         let obs = match &e.what {
-            What::Crash { .. } if is_server.get(e.node) => {
-                servers.get_mut(e.node).down = true;
+            What::Crash { .. } => {
+                let node = nodes.get_mut(e.node);
+                (node.down, node.paused) = (true, false);
                 continue;
             }
-            What::Restart if is_server.get(e.node) => {
-                servers.get_mut(e.node).down = false;
+            What::Restart => {
+                nodes.get_mut(e.node).down = false;
+                continue;
+            }
+            What::Pause { .. } => {
+                nodes.get_mut(e.node).paused = true;
+                continue;
+            }
+            What::Resume => {
+                nodes.get_mut(e.node).paused = false;
                 continue;
             }
             What::Observe(o) => match o.as_lock() {
@@ -66,26 +78,25 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, set
             },
             _ => continue,
         };
-        if is_server.get(e.node) && !matches!(obs, LockObs::WriteApplied { .. }) {
-            let s = servers.get_mut(e.node);
+        // The resource records the writes; so does an etcd member serving the counter in a
+        // transaction (`[resource] kind = "etcd-txn"`).
+        let LockObs::WriteApplied { client, lease, .. } = obs else {
+            let node = nodes.get_mut(e.node);
             match obs {
                 LockObs::KeySet { lease, expiry } | LockObs::KeyExtended { lease, expiry } => {
-                    s.key = Some((*lease, *expiry));
+                    node.key = Some((*lease, *expiry));
                 }
-                LockObs::KeyDeleted { .. } | LockObs::KeyExpired { .. } => s.key = None,
-                LockObs::RoleChanged { authoritative, role } => s.role = Some((role, *authoritative)),
+                LockObs::KeyDeleted { .. } | LockObs::KeyExpired { .. } => node.key = None,
+                LockObs::RoleChanged { authoritative, role } => node.role = Some((role, *authoritative)),
                 _ => {}
             }
-            continue;
-        }
-        let LockObs::WriteApplied { client, lease, .. } = obs else {
             continue;
         };
         writes += 1;
         let grants: Vec<(NodeId, Grants)> = setup
             .servers
             .iter()
-            .map(|&s| (s, grants_at(h, s, servers.get(s), e.t_ns)))
+            .map(|&s| (s, grants_at(h, s, nodes.get(s), e.t_ns)))
             .collect();
         if let Some(why) = rival(h, facts, setup, *lease, &grants) {
             return Status::Violated(Violation {
@@ -123,8 +134,9 @@ fn grants_at<M, O>(h: &History<M, O>, node: NodeId, s: Server, t_ns: u64) -> Gra
         return Grants::Nobody;
     }
     let name = server_name(h, node, s);
+    let free = |why: String| if s.paused { Grants::Nobody } else { Grants::Anybody(why) };
     match s.key {
-        None => Grants::Anybody(format!("{name} has no lock key")),
+        None => free(format!("{name} has no lock key")),
         Some((lease, Some(e))) => {
             let now = match e.clock {
                 ClockKind::Wall => h.clock(node).wall_at(t_ns),
@@ -133,7 +145,7 @@ fn grants_at<M, O>(h: &History<M, O>, node: NodeId, s: Server, t_ns: u64) -> Gra
             if now <= e.at_ns {
                 Grants::Owner(lease, name)
             } else {
-                Grants::Anybody(format!(
+                free(format!(
                     "{name} has its key expired (at {}, its clock reads {})",
                     fmt_signed_secs(e.at_ns),
                     fmt_signed_secs(now)
@@ -379,6 +391,53 @@ mod tests {
             .write_under(7 * MS, C0, L0);
         let why = violated(verdict(&h, 3, 1)).why;
         assert!(why.ends_with("server-1 (leader) has no lock key"), "{why}");
+    }
+
+    #[test]
+    fn a_paused_server_grants_nothing_but_the_key_it_keeps_still_stands() {
+        // An etcd leader paused while a successor took over, with no key: it can grant nothing
+        // until it resumes (and learns of the new term).
+        let pause = What::Pause {
+            duration_ns: 5 * S,
+            suspend: false,
+        };
+        let h = role(cast(), 0, S1, false, "follower");
+        let h = role(role(h, 0, S0, true, "leader"), 1, S1, true, "leader").at(MS, S0, pause);
+        let h = keys(h, 2, &[S1], L0, 10_000).write_under(3 * MS, C0, L0);
+        held(verdict(&h, 2, 1));
+        let why = violated(verdict(
+            &h.at(4 * MS, S0, What::Resume).write_under(5 * MS, C0, L0),
+            2,
+            1,
+        ))
+        .why;
+        assert!(why.ends_with("server-0 (leader) has no lock key"), "{why}");
+        // A paused single server keeping another client's key: that client still holds.
+        let pause = What::Pause {
+            duration_ns: 5 * S,
+            suspend: false,
+        };
+        let h = keys(cast(), 1, &[S0], L1, 10_000)
+            .at(2 * MS, S0, pause)
+            .write_under(3 * MS, C0, L0);
+        let why = violated(verdict(&h, 1, 1)).why;
+        assert!(why.ends_with("server-0 has the key for client-1 (lease b000)"), "{why}");
+    }
+
+    #[test]
+    fn a_write_a_server_applies_in_a_transaction_is_judged_too() {
+        // etcd-txn: the member that commits the counter write records it.
+        let applied = LockObs::WriteApplied {
+            client: C0,
+            lease: L0,
+            token: None,
+            value: 1,
+            based_on: 0,
+            prev_value: 0,
+        };
+        let h = keys(cast(), 1, &[S0], L1, 10_000).obs(2 * MS, S0, applied);
+        let why = violated(verdict(&h, 1, 1)).why;
+        assert!(why.ends_with("server-0 has the key for client-1 (lease b000)"), "{why}");
     }
 
     #[test]
