@@ -511,6 +511,7 @@ fn check(durable_counter: bool, plan: &Plan, seed: u64) -> Vec<Verdict> {
         clients,
         servers: vec![redis],
         quorum: 1,
+        newest_serves_alone: false,
         liveness_window_ns: 3 * TTL_MS * MS,
     };
     check_lock(&history, &setup)

@@ -828,3 +828,32 @@ fn list_shows_redlock_its_knobs_the_replica_and_the_failover_fault() {
         "`locksim list` lacks the failover fault"
     );
 }
+
+/// A primary refusing writes with `NOREPLICAS` can grant, extend or release nothing: it says it
+/// does not serve the lock, and a key it keeps is no rival. With the failover at 25 s, long
+/// after server-0 started refusing (~11 s), the promoted replica's holders write while server-0
+/// still has a key or none: nothing is stale, and there is no split brain at all.
+#[test]
+fn a_primary_refusing_writes_for_want_of_replicas_serves_nobody() {
+    let text = std::fs::read_to_string(common::scenario(
+        "failover/failover-partitioned-primary-min-replicas.toml",
+    ))
+    .unwrap()
+    .replace("at_ms = 5000\n", "at_ms = 25000\n");
+    assert!(text.contains("at_ms = 25000"));
+    let s = parse_scenario("late-failover-min-replicas.toml", &text).unwrap();
+    for seed in 0..100 {
+        let r = run_scenario(&s, seed);
+        let refusing = r
+            .all("server-0", "role_changed")
+            .into_iter()
+            .find(|e| e["text"].as_str().unwrap_or_default().contains("NOREPLICAS"))
+            .unwrap_or_else(|| panic!("seed {seed}: server-0 says it refuses writes"));
+        assert!((11 * S..25 * S).contains(&t(refusing)), "seed {seed}: from ~11 s: {refusing}");
+        let later_writes = r.kind("write_applied").iter().filter(|e| t(e) > 25 * S).count();
+        assert!(later_writes > 0, "seed {seed}: the promoted replica's holders write");
+        for i in [Invariant::MutualExclusion, Invariant::StaleWrite, Invariant::LostUpdate] {
+            assert!(r.held(i), "seed {seed}: {i} {:?}", r.status(i));
+        }
+    }
+}

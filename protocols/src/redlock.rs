@@ -177,6 +177,7 @@ impl Redlock {
             clients,
             servers,
             quorum: (m / 2 + 1) as usize,
+            newest_serves_alone: false,
             liveness_window_ns: self.liveness_window_ns,
         };
         (nodes, setup)

@@ -153,6 +153,7 @@ impl EtcdLease {
             clients,
             servers,
             quorum: 1,
+            newest_serves_alone: self.server.commit == Commit::Majority,
             liveness_window_ns: self.liveness_window_ns,
         };
         (nodes, setup)

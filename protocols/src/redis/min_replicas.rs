@@ -98,9 +98,14 @@ impl GoodReplicas {
         self.good = 0;
     }
 
+    /// Whether writes are refused now (too few good replicas).
+    pub fn refusing(&self) -> bool {
+        self.cfg.active() && self.good < self.cfg.to_write
+    }
+
     /// The refusal `cmd` gets now, if any.
     pub fn refusal(&self, cmd: Cmd, store: &Store) -> Option<Reply> {
-        (self.cfg.active() && self.good < self.cfg.to_write && writes(cmd, store)).then_some(NOREPLICAS)
+        (self.refusing() && writes(cmd, store)).then_some(NOREPLICAS)
     }
 }
 

@@ -205,6 +205,7 @@ impl SingleRedis {
             clients,
             servers: std::iter::once(server).chain(replicas).collect(),
             quorum: 1,
+            newest_serves_alone: false,
             liveness_window_ns: self.liveness_window_ns,
         };
         (nodes, setup)

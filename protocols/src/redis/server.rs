@@ -90,6 +90,8 @@ pub struct RedisServer {
     siblings: Vec<NodeId>,
     /// Acks of the replicas, for `min-replicas-to-write`.
     good: GoodReplicas,
+    /// Whether it last recorded that it refuses writes (`note_refusal`).
+    refusing_noted: bool,
     /// Who hears a promotion (Sentinel's `+switch-master` reaches clients through the network).
     clients: Vec<NodeId>,
     store: Store,
@@ -128,6 +130,7 @@ impl RedisServer {
             heir: false,
             siblings: Vec::new(),
             good: GoodReplicas::new(cfg.min_replicas),
+            refusing_noted: false,
             clients,
             store: Store::default(),
             synced: Store::default(),
@@ -198,6 +201,7 @@ impl RedisServer {
             ctx.set_timer(REPL_ACK, SECOND_NS);
             ctx.set_timer(REPL_CRON, SECOND_NS);
         }
+        self.note_refusal(ctx);
         if self.crashed && self.cfg.delayed_restart_ns > 0 {
             self.unavailable_until_ns = Some(ctx.mono_ns() + self.cfg.delayed_restart_ns);
             ctx.record(LockObs::RoleChanged {
@@ -232,6 +236,7 @@ impl RedisServer {
             Msg::SwitchMaster { .. } => self.on_demotion(ctx, from),
             Msg::ReplAck if self.role == Role::Primary && self.replicas.contains(&from) => {
                 self.good.ack(from, unix_s(ctx.wall_ns()));
+                self.note_refusal(ctx);
             }
             Msg::DemotionAck if self.demoting == Some(from) => {
                 self.demoting = None;
@@ -379,6 +384,7 @@ impl RedisServer {
             }
             REPL_CRON if self.role == Role::Primary => {
                 self.good.refresh(unix_s(ctx.wall_ns()));
+                self.note_refusal(ctx);
                 ctx.set_timer(REPL_CRON, SECOND_NS);
             }
             RECONFIGURE => {
@@ -427,12 +433,33 @@ impl RedisServer {
             authoritative: true,
             role: "promoted to primary",
         });
+        self.note_refusal(ctx);
         for &node in self.clients.iter().chain(&self.siblings) {
             ctx.send(node, Msg::SwitchMaster { primary: ctx.me() });
         }
         ctx.send(primary, Msg::SwitchMaster { primary: ctx.me() });
         self.demoting = Some(primary);
         ctx.set_timer(RECONFIGURE, SENTINEL_INFO_PERIOD_NS);
+    }
+
+    /// A primary refusing writes for want of good replicas (`min-replicas-to-write`) can
+    /// grant, extend or release nothing, so it serves the lock no more than a replica does;
+    /// it says so whenever that changes, for the checkers that ask who could grant the lock.
+    /// A replica or a demoted primary says what it is by its own role changes.
+    fn note_refusal(&mut self, ctx: &mut RedisCtx<'_>) {
+        let refusing = self.good.refusing();
+        if self.role != Role::Primary || refusing == self.refusing_noted {
+            return;
+        }
+        self.refusing_noted = refusing;
+        ctx.record(LockObs::RoleChanged {
+            authoritative: !refusing,
+            role: if refusing {
+                "refusing writes: NOREPLICAS"
+            } else {
+                "accepting writes again"
+            },
+        });
     }
 
     pub fn on_crash(&mut self, ctx: &mut RedisCtx<'_>) {

@@ -153,6 +153,12 @@ pub struct LockSetup {
     pub servers: Vec<NodeId>,
     /// How many of `servers` must agree (1 for a single server, a majority for Redlock).
     pub quorum: usize,
+    /// Whether a server that starts serving the lock retires every other one: true of a Raft
+    /// leader under majority commit, whose election means no earlier leader can commit (grant,
+    /// extend or delete) anything any more, even one paused or cut off before it could say it
+    /// stepped down. False where old and new can both serve (Redis failover's split brain, a
+    /// store that acknowledges before replicating).
+    pub newest_serves_alone: bool,
     pub liveness_window_ns: u64,
 }
 

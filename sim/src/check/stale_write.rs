@@ -12,6 +12,12 @@
 //! makes an election change nothing: the new leader speaks again only once it has applied the
 //! committed store, and then it names the same holder.
 //!
+//! Where a new leader retires the old ones (`LockSetup::newest_serves_alone`: Raft under
+//! majority commit), an earlier leader counts for nobody from the moment a newer one serves,
+//! though it may be paused or cut off and not yet know it. A server that is up but cut off by a
+//! partition still counts: it would grant to a client on its side. A Redis primary that refuses
+//! writes for want of replicas (`NOREPLICAS`) records that it does not serve.
+//!
 //! Single Redis is the quorum-of-one case: the serving primary has the writer's key, or the
 //! write is stale (a promoted replica without the key makes it stale). Fencing alone does not
 //! guarantee this: the resource learns of a new holder only when that holder writes.
@@ -24,22 +30,18 @@ use crate::time::{fmt_secs, fmt_signed_secs};
 
 use super::{LockFacts, LockSetup, NodeTable, Status, Violation, count};
 
-/// What the checker knows of one server, from its recorded facts, crashes and pauses.
+/// What the checker knows of one server, from its recorded facts and its crashes.
 #[derive(Clone, Copy, Default)]
 struct Server {
     key: Option<(u64, Option<Expiry>)>,
     down: bool,
-    /// A paused server grants nothing until it resumes, but a key it keeps for a client still
-    /// stands for that client (an etcd leader paused while a successor was elected must not
-    /// read as a free one).
-    paused: bool,
     /// The role it last named, and whether that role serves the lock.
     role: Option<(&'static str, bool)>,
 }
 
 /// Whom a server would grant the lock to, right now.
 enum Grants {
-    /// Nobody: it is down, paused without a live key, or does not serve the lock.
+    /// Nobody: it is down or does not serve the lock.
     Nobody,
     /// Anybody: no key, or an expired one (why).
     Anybody(String),
@@ -56,20 +58,11 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, set
         // Only a node's own events are looked up: network events carry no real node.
         let obs = match &e.what {
             What::Crash { .. } => {
-                let node = nodes.get_mut(e.node);
-                (node.down, node.paused) = (true, false);
+                nodes.get_mut(e.node).down = true;
                 continue;
             }
             What::Restart => {
                 nodes.get_mut(e.node).down = false;
-                continue;
-            }
-            What::Pause { .. } => {
-                nodes.get_mut(e.node).paused = true;
-                continue;
-            }
-            What::Resume => {
-                nodes.get_mut(e.node).paused = false;
                 continue;
             }
             What::Observe(o) => match o.as_lock() {
@@ -87,7 +80,12 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, set
                     node.key = Some((*lease, *expiry));
                 }
                 LockObs::KeyDeleted { .. } | LockObs::KeyExpired { .. } => node.key = None,
-                LockObs::RoleChanged { authoritative, role } => node.role = Some((role, *authoritative)),
+                LockObs::RoleChanged { authoritative, role } => {
+                    node.role = Some((role, *authoritative));
+                    if *authoritative && setup.newest_serves_alone {
+                        retire_all_but(&mut nodes, setup, e.node);
+                    }
+                }
                 _ => {}
             }
             continue;
@@ -120,6 +118,17 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, set
     ))
 }
 
+/// A new Raft leader under majority commit retires every earlier one: none of them can commit
+/// anything any more, though one paused or cut off has not said it stepped down.
+fn retire_all_but(nodes: &mut NodeTable<Server>, setup: &LockSetup, leader: NodeId) {
+    for &other in &setup.servers {
+        let s = nodes.get_mut(other);
+        if other != leader && !matches!(s.role, Some((_, false))) {
+            s.role = Some(("superseded by a newer leader", false));
+        }
+    }
+}
+
 /// A server's name, with the role it last took when it took one ("replica-0 (promoted to
 /// primary)"), so a reader sees why it speaks for the lock.
 fn server_name<M, O>(h: &History<M, O>, node: NodeId, s: Server) -> String {
@@ -134,9 +143,8 @@ fn grants_at<M, O>(h: &History<M, O>, node: NodeId, s: Server, t_ns: u64) -> Gra
         return Grants::Nobody;
     }
     let name = server_name(h, node, s);
-    let free = |why: String| if s.paused { Grants::Nobody } else { Grants::Anybody(why) };
     match s.key {
-        None => free(format!("{name} has no lock key")),
+        None => Grants::Anybody(format!("{name} has no lock key")),
         Some((lease, Some(e))) => {
             let now = match e.clock {
                 ClockKind::Wall => h.clock(node).wall_at(t_ns),
@@ -145,7 +153,7 @@ fn grants_at<M, O>(h: &History<M, O>, node: NodeId, s: Server, t_ns: u64) -> Gra
             if now <= e.at_ns {
                 Grants::Owner(lease, name)
             } else {
-                free(format!(
+                Grants::Anybody(format!(
                     "{name} has its key expired (at {}, its clock reads {})",
                     fmt_signed_secs(e.at_ns),
                     fmt_signed_secs(now)
@@ -394,34 +402,40 @@ mod tests {
     }
 
     #[test]
-    fn a_paused_server_grants_nothing_but_the_key_it_keeps_still_stands() {
-        // An etcd leader paused while a successor took over, with no key: it can grant nothing
-        // until it resumes (and learns of the new term).
+    fn a_new_raft_leader_retires_the_old_one_even_one_that_never_said_it_stepped_down() {
+        // etcd, majority commit: server-0 leads, is paused (it records nothing), server-1 is
+        // elected and serves client-1's key. The deposed server-0 — keeping client-0's key, or
+        // none — can commit nothing any more, so client-1's write is its own.
         let pause = What::Pause {
-            duration_ns: 5 * S,
+            duration_ns: 30 * S,
             suspend: false,
         };
         let h = role(cast(), 0, S1, false, "follower");
-        let h = role(role(h, 0, S0, true, "leader"), 1, S1, true, "leader").at(MS, S0, pause);
-        let h = keys(h, 2, &[S1], L0, 10_000).write_under(3 * MS, C0, L0);
-        held(verdict(&h, 2, 1));
-        let why = violated(verdict(
-            &h.at(4 * MS, S0, What::Resume).write_under(5 * MS, C0, L0),
-            2,
-            1,
-        ))
-        .why;
-        assert!(why.ends_with("server-0 (leader) has no lock key"), "{why}");
-        // A paused single server keeping another client's key: that client still holds.
-        let pause = What::Pause {
-            duration_ns: 5 * S,
-            suspend: false,
+        let h = role(role(h, 0, S2, false, "follower"), 0, S0, true, "leader");
+        let h = keys(h, 1, &[S0], L0, 10_000).at(2 * MS, S0, pause);
+        let h = role(h, 3, S1, true, "leader");
+        let h = keys(h, 4, &[S1], L1, 14_000).write_under(5 * MS, C1, L1);
+        let mut alone = setup(&SERVERS[..3], 1);
+        let judged = |h: &Hist, setup: &LockSetup| {
+            let h = h.clone().build();
+            check(&h, &LockFacts::of(&h), setup)
         };
-        let h = keys(cast(), 1, &[S0], L1, 10_000)
-            .at(2 * MS, S0, pause)
-            .write_under(3 * MS, C0, L0);
-        let why = violated(verdict(&h, 1, 1)).why;
-        assert!(why.ends_with("server-0 has the key for client-1 (lease b000)"), "{why}");
+        alone.newest_serves_alone = true;
+        held(judged(&h, &alone));
+        // Where the old leader can still grant (a store that acknowledges before replicating,
+        // Redis's split brain), its key for client-0 stands.
+        let why = violated(judged(&h, &setup(&SERVERS[..3], 1))).why;
+        assert!(
+            why.ends_with("server-0 (leader) has the key for client-0 (lease a000)"),
+            "{why}"
+        );
+        // A retired leader serves again once it is elected again.
+        let h = role(h, 6, S0, true, "leader").write_under(7 * MS, C1, L1);
+        let why = violated(judged(&h, &alone)).why;
+        assert!(
+            why.ends_with("server-0 (leader) has the key for client-0 (lease a000)"),
+            "{why}"
+        );
     }
 
     #[test]

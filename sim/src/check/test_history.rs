@@ -123,6 +123,7 @@ pub fn setup(servers: &[NodeId], quorum: usize) -> LockSetup {
         clients: vec![C0, C1],
         servers: servers.to_vec(),
         quorum,
+        newest_serves_alone: false,
         liveness_window_ns: 30 * S,
     }
 }
