@@ -2,6 +2,7 @@
 //! what only etcd has — leases granted and expired, a waiter queueing behind its predecessor,
 //! a watch firing, a leader elected.
 
+use locksim_sim::check::count;
 use locksim_sim::lock_obs::short_lease;
 use locksim_sim::{LockObs, Names, NodeId, Observation, Salience};
 use serde::Serialize;
@@ -124,12 +125,14 @@ impl Observation for EtcdObs {
                 }
                 EtcdEvent::WatchFired => "watch fired: the predecessor is gone".into(),
                 EtcdEvent::LeaseExpired { lease, keys, revision } => format!(
-                    "LEASE {} EXPIRED (leader's monotonic clock): {keys} key(s) deleted at rev {revision}",
-                    short_lease(*lease)
+                    "LEASE {} EXPIRED (leader's monotonic clock): {} deleted at rev {revision}",
+                    short_lease(*lease),
+                    count(*keys as usize, "key")
                 ),
                 EtcdEvent::LeaderElected { term, leases_extended } => {
                     format!(
-                        "LEADER for term {term}; {leases_extended} lease(s) extended to now + election timeout + TTL"
+                        "LEADER for term {term}; {} extended to now + election timeout + TTL",
+                        count(*leases_extended as usize, "lease")
                     )
                 }
                 EtcdEvent::CompareFailed { client, lock_rev } => format!(
