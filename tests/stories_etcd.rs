@@ -571,6 +571,14 @@ fn elections_while_the_holder_works_leave_its_write_current() {
             "one failover, seed {seed}: {:?}",
             r.status(Invariant::StaleWrite)
         );
+        // The holder's write lands while no member leads: the case the old checker called stale.
+        let failover = t(r.first("network", "failover"));
+        let elected = r.kind("leader_elected").into_iter().map(t).find(|&at| at > failover);
+        let written = r.kind("write_applied").into_iter().map(t).find(|&at| at > failover);
+        assert!(
+            written.is_some_and(|w| elected.is_none_or(|e| w < e)),
+            "one failover, seed {seed}: the write lands during the election ({written:?} before {elected:?})"
+        );
         let r = run_scenario(&two, seed);
         let failover = r.first("network", "failover");
         let leaders = r
