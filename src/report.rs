@@ -165,15 +165,7 @@ impl<'a> RunReport<'a> {
 
     /// The scenario's node names, for naming a fault's nodes.
     pub fn names(&self) -> locksim_sim::Names {
-        locksim_sim::Names::new(
-            self.loaded
-                .scenario
-                .protocol
-                .topology()
-                .into_iter()
-                .map(|(n, _)| n)
-                .collect(),
-        )
+        self.loaded.scenario.names()
     }
 
     /// Exit 0 material: every fault of the scenario fired, and with `[expect]` the run matched

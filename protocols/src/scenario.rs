@@ -1,7 +1,7 @@
 //! A scenario, validated and resolved: what `World::new` needs plus the expected verdicts.
 //! Built from a TOML file by the CLI's loader, or directly in Rust by a user's test.
 
-use locksim_sim::{ClockSpec, FaultPlan, Invariant, NetworkConfig, NodeId};
+use locksim_sim::{ClockSpec, FaultPlan, Invariant, Names, NetworkConfig, NodeId};
 
 use crate::etcd::EtcdLease;
 use crate::protocol::Protocol;
@@ -114,6 +114,11 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Its nodes' names, in node order (what a fault plan's node ids refer to).
+    pub fn names(&self) -> Names {
+        Names::new(self.protocol.topology().into_iter().map(|(n, _)| n).collect())
+    }
+
     /// The clock spec of node `index` (default: exact, offset 0).
     pub fn clock_of(&self, node: NodeId) -> ClockSpec {
         self.clocks

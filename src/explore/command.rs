@@ -146,15 +146,7 @@ pub fn shrink_and_write(
             i64::MAX
         ));
     }
-    let names = locksim_sim::Names::new(
-        loaded
-            .scenario
-            .protocol
-            .topology()
-            .into_iter()
-            .map(|(n, _)| n)
-            .collect(),
-    );
+    let names = loaded.scenario.names();
     let finding = Finding {
         base: &loaded.scenario,
         source: &loaded.source,
