@@ -39,20 +39,32 @@ struct Server {
     role: Option<(&'static str, bool)>,
 }
 
-/// Whom a server would grant the lock to, right now.
+/// Whom a server would grant the lock to, right now. Plain values: a run judges many writes
+/// and words only the one that breaks the invariant.
+#[derive(Clone, Copy)]
 enum Grants {
     /// Nobody: it is down or does not serve the lock.
     Nobody,
-    /// Anybody: no key, or an expired one (why).
-    Anybody(String),
-    /// Only the owner of this lease (the server's name, with its role).
-    Owner(u64, String),
+    /// Anybody: it has no lock key.
+    NoKey,
+    /// Anybody: its key expired at `at_ns` by the clock that reads `now_ns`.
+    Expired { at_ns: i64, now_ns: i64 },
+    /// Only the owner of this lease.
+    Owner(u64),
+}
+
+/// One server as a write finds it.
+struct Seen {
+    node: NodeId,
+    server: Server,
+    grants: Grants,
 }
 
 pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
-    // Every node's state is tracked, a client's too (a crash or a pause of any node); only
+    // Every node's state is tracked, a client's too (a crash of any node); only
     // the lock servers' entries are ever read, so no node needs telling apart here.
     let mut nodes: NodeTable<Server> = NodeTable::new();
+    let mut seen: Vec<Seen> = Vec::with_capacity(setup.servers.len());
     let mut writes = 0usize;
     for (index, e) in h.events.iter().enumerate() {
         // Only a node's own events are looked up: network events carry no real node.
@@ -91,12 +103,13 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, set
             continue;
         };
         writes += 1;
-        let grants: Vec<(NodeId, Grants)> = setup
-            .servers
-            .iter()
-            .map(|&s| (s, grants_at(h, s, nodes.get(s), e.t_ns)))
-            .collect();
-        if let Some(why) = rival(h, facts, setup, *lease, &grants) {
+        seen.clear();
+        seen.extend(setup.servers.iter().map(|&node| {
+            let server = nodes.get(node);
+            let grants = grants_at(h, node, server, e.t_ns);
+            Seen { node, server, grants }
+        }));
+        if let Some(why) = rival(h, facts, setup, *lease, &seen) {
             return Status::Violated(Violation {
                 event: index,
                 t_ns: e.t_ns,
@@ -142,93 +155,94 @@ fn grants_at<M, O>(h: &History<M, O>, node: NodeId, s: Server, t_ns: u64) -> Gra
     if s.down || matches!(s.role, Some((_, false))) {
         return Grants::Nobody;
     }
-    let name = server_name(h, node, s);
     match s.key {
-        None => Grants::Anybody(format!("{name} has no lock key")),
+        None => Grants::NoKey,
         Some((lease, Some(e))) => {
-            let now = match e.clock {
+            let now_ns = match e.clock {
                 ClockKind::Wall => h.clock(node).wall_at(t_ns),
                 ClockKind::Mono => h.clock(node).mono_at(t_ns) as i64,
             };
-            if now <= e.at_ns {
-                Grants::Owner(lease, name)
+            if now_ns <= e.at_ns {
+                Grants::Owner(lease)
             } else {
-                Grants::Anybody(format!(
-                    "{name} has its key expired (at {}, its clock reads {})",
-                    fmt_signed_secs(e.at_ns),
-                    fmt_signed_secs(now)
-                ))
+                Grants::Expired { at_ns: e.at_ns, now_ns }
             }
         }
-        Some((lease, None)) => Grants::Owner(lease, name),
+        Some((lease, None)) => Grants::Owner(lease),
     }
 }
 
-/// Which lease other than the writer's could be granted the lock by a quorum of `grants`, and
-/// why; `None` when none could. Locks are compared by lease, not by client: a write that
-/// arrives after its writer released and acquired again was made under a lock the service no
-/// longer stands by (Kleppmann's delayed packet can land in its own sender's next lease).
+/// Which lease other than the writer's could be granted the lock by a quorum of the servers
+/// `seen`, and why; `None` when none could. Locks are compared by lease, not by client: a write
+/// that arrives after its writer released and acquired again was made under a lock the service
+/// no longer stands by (Kleppmann's delayed packet can land in its own sender's next lease).
 fn rival<M, O>(
     h: &History<M, O>,
     facts: &LockFacts,
     setup: &LockSetup,
     writer_lease: u64,
-    grants: &[(NodeId, Grants)],
+    seen: &[Seen],
 ) -> Option<String> {
+    let free = seen
+        .iter()
+        .filter(|s| matches!(s.grants, Grants::NoKey | Grants::Expired { .. }))
+        .count();
+    let keyed_by = |lease: u64| {
+        seen.iter()
+            .filter(move |s| matches!(s.grants, Grants::Owner(l) if l == lease))
+    };
     // A newcomer first (`None`), then each other lease with a key, in server order.
-    let mut candidates: Vec<Option<u64>> = vec![None];
-    for (_, g) in grants {
-        if let Grants::Owner(lease, _) = g
-            && *lease != writer_lease
-            && !candidates.contains(&Some(*lease))
-        {
-            candidates.push(Some(*lease));
+    let newcomer = (free >= setup.quorum).then_some(None);
+    let other = seen.iter().find_map(|s| match s.grants {
+        Grants::Owner(lease) if lease != writer_lease && free + keyed_by(lease).count() >= setup.quorum => {
+            Some(Some(lease))
         }
+        _ => None,
+    });
+    let candidate = newcomer.or(other)?;
+    let who = candidate.map_or("another client".to_string(), |lease| holder(h, facts, lease));
+    let keyed: Vec<String> = candidate
+        .map(|lease| keyed_by(lease).map(|s| server_name(h, s.node, s.server)).collect())
+        .unwrap_or_default();
+    let mut reasons: Vec<String> = Vec::new();
+    if !keyed.is_empty() {
+        let verb = if keyed.len() == 1 { "has" } else { "have" };
+        let whose = if setup.quorum == 1 {
+            format!("the key for {who}")
+        } else {
+            "its key".to_string()
+        };
+        reasons.push(format!("{} {verb} {whose}", and_list(&keyed)));
     }
-    for candidate in candidates {
-        let mut keyed: Vec<&str> = Vec::new();
-        let mut free: Vec<&str> = Vec::new();
-        for (_, g) in grants {
-            match g {
-                Grants::Anybody(why) => free.push(why),
-                Grants::Owner(lease, name) if candidate == Some(*lease) => keyed.push(name),
-                _ => {}
-            }
+    reasons.extend(seen.iter().filter_map(|s| {
+        let name = server_name(h, s.node, s.server);
+        match s.grants {
+            Grants::NoKey => Some(format!("{name} has no lock key")),
+            Grants::Expired { at_ns, now_ns } => Some(format!(
+                "{name} has its key expired (at {}, its clock reads {})",
+                fmt_signed_secs(at_ns),
+                fmt_signed_secs(now_ns)
+            )),
+            _ => None,
         }
-        if keyed.len() + free.len() < setup.quorum {
-            continue;
-        }
-        let who = candidate.map_or("another client".to_string(), |lease| holder(h, facts, lease));
-        let mut reasons: Vec<String> = Vec::new();
-        if !keyed.is_empty() {
-            let verb = if keyed.len() == 1 { "has" } else { "have" };
-            let whose = if setup.quorum == 1 {
-                format!("the key for {who}")
-            } else {
-                "its key".to_string()
-            };
-            reasons.push(format!("{} {verb} {whose}", and_list(&keyed)));
-        }
-        reasons.extend(free.iter().map(|why| why.to_string()));
-        if setup.quorum == 1 {
-            return reasons.into_iter().next();
-        }
-        return Some(format!(
-            "{who} could be granted it by {} of {} servers, a quorum of {}: {}",
-            keyed.len() + free.len(),
-            setup.servers.len(),
-            setup.quorum,
-            reasons.join("; ")
-        ));
+    }));
+    if setup.quorum == 1 {
+        return reasons.into_iter().next();
     }
-    None
+    Some(format!(
+        "{who} could be granted it by {} of {} servers, a quorum of {}: {}",
+        keyed.len() + free,
+        setup.servers.len(),
+        setup.quorum,
+        reasons.join("; ")
+    ))
 }
 
 /// "a", "a and b", "a, b and c".
-fn and_list(items: &[&str]) -> String {
+fn and_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
-        [one] => one.to_string(),
+        [one] => one.clone(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
