@@ -105,7 +105,10 @@ impl CounterService {
     fn on_msg(&mut self, ctx: &mut WireCtx<'_>, from: NodeId, msg: Wire) {
         if let Wire::Next { req } = msg {
             self.count += 1;
-            ctx.record(LockObs::TokenIssued { token: self.count });
+            ctx.record(LockObs::TokenIssued {
+                token: self.count,
+                lease: None,
+            });
             ctx.send(from, Wire::Token { req, token: self.count });
         }
     }

@@ -657,3 +657,38 @@ fn a_never_checking_client_is_judged_alike_on_redis_and_etcd() {
         }
     }
 }
+
+/// A token is recorded wherever a leader commits the key, promoted or not. Failing over right
+/// after client-1's lease grant, client-0's key (revision 2) may be committed by the new
+/// leader together with its first entry, before its promotion: the grant is still recorded,
+/// once or — when the old leader had applied it too — announced twice for the same key, which
+/// `token_monotonic` knows for one grant.
+#[test]
+fn a_token_the_new_leader_commits_before_its_promotion_is_recorded() {
+    let s = edited(
+        "etcd/failover-after-read.toml",
+        &[
+            ("twins = [\"failover-after-read-leader-only\"]\n", ""),
+            ("after = \"client-0:read_done\"", "after = \"client-1:lease_granted\""),
+        ],
+    );
+    let mut twice = 0;
+    for seed in 0..100 {
+        let r = run_scenario(&s, seed);
+        let acquired = r.first("client-0", "acquired");
+        let token = acquired["token"].as_u64().expect("a revision token");
+        let grants = r
+            .kind("token_issued")
+            .into_iter()
+            .filter(|e| e["token"].as_u64() == Some(token))
+            .count();
+        assert!(grants >= 1, "seed {seed}: client-0's token {token} was never recorded");
+        twice += usize::from(grants > 1);
+        assert!(
+            r.held(Invariant::TokenMonotonic),
+            "seed {seed}: {:?}",
+            r.status(Invariant::TokenMonotonic)
+        );
+    }
+    assert!(twice > 0, "some seed announces a grant twice, and it is one grant");
+}

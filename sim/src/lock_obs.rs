@@ -136,9 +136,13 @@ pub enum LockObs {
     KeyExpired {
         lease: u64,
     },
-    /// A fencing token handed out.
+    /// A fencing token handed out. `lease` names the lock key it was granted to where a token
+    /// is tied to one (an etcd create revision): a new leader applying a log entry an earlier
+    /// leader already applied announces the same grant again, and that is no new grant.
     TokenIssued {
         token: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        lease: Option<u64>,
     },
     /// The server starts or stops being one whose key state decides who holds the lock: a
     /// replica is not, a promoted replica is, a demoted primary is not, a server kept
@@ -361,7 +365,7 @@ impl Observation for LockObs {
                 format!("lock key (lease {}) {how}", short_lease(*l))
             }
             LockObs::KeyExpired { lease: l } => format!("lock key (lease {}) EXPIRED", short_lease(*l)),
-            LockObs::TokenIssued { token: t } => format!("issued fencing token {t}"),
+            LockObs::TokenIssued { token: t, .. } => format!("issued fencing token {t}"),
             LockObs::RoleChanged { authoritative, role } => {
                 let serves = if *authoritative {
                     "serves the lock"

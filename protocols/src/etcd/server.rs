@@ -21,10 +21,10 @@
 //! revision under the lock prefix — and until when by its clock; each lock key's create
 //! revision, the fencing token, when it commits the key; every counter write it applied or
 //! refused); other members record only that they are not authoritative, and a leader that
-//! steps down or crashes says so. An entry that an old leader proposed and the new one commits
-//! with its first entry is applied before the promotion and goes unrecorded: under majority
-//! commit its revision lies between those recorded either side, so nothing out of order hides
-//! there.
+//! steps down or crashes says so. Every leader, promoted or not, records the tokens of the lock
+//! keys it applies: an entry an old leader proposed and the new one commits with its first
+//! entry is applied before the promotion, and one the old leader had applied already is
+//! announced again with the same key (`token_monotonic` knows it again).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -739,10 +739,17 @@ impl EtcdServer {
                     Err(_) => Answer::LeaseNotFound,
                     Ok(r) => {
                         let my_rev = self.kv.get(&key).map_or(0, |kv| kv.create_revision);
-                        if r.succeeded && leader && self.cfg.revision_tokens {
+                        if r.succeeded && self.role == Role::Leader && self.cfg.revision_tokens {
                             // The key's create revision is granted here, at the commit, whenever
-                            // its client gets to read the answer.
-                            self.record(ctx, LockObs::TokenIssued { token: my_rev as u64 });
+                            // its client gets to read the answer. A leader not yet promoted
+                            // records it too: it may be committing an old leader's entry that
+                            // nobody recorded, and a grant announced twice (the old leader had
+                            // applied it) names the same key, which the checker knows again.
+                            let grant = LockObs::TokenIssued {
+                                token: my_rev as u64,
+                                lease: Some(lease as u64),
+                            };
+                            self.record(ctx, grant);
                         }
                         let owner = self.kv.range(&Range::prefix("/lock/l/", Order::FirstCreate, 0, 1));
                         Answer::Acquired {

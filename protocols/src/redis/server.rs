@@ -317,7 +317,10 @@ impl RedisServer {
                     true,
                 ) = (fence, fence != before[1])
                 {
-                    ctx.record(LockObs::TokenIssued { token: token as u64 });
+                    ctx.record(LockObs::TokenIssued {
+                        token: token as u64,
+                        lease: None,
+                    });
                 }
                 for (key, old) in [Key::Lock, Key::Fence].into_iter().zip(before) {
                     let new = self.store.get(key).copied();

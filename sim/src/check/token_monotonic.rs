@@ -1,6 +1,8 @@
 //! `token_monotonic`: fencing tokens are granted in strictly increasing order. A failover to a
 //! replica that missed the last `INCR`, or a restore from an old snapshot, breaks it.
 
+use std::collections::BTreeSet;
+
 use crate::history::History;
 use crate::lock_obs::LockObs;
 use crate::time::fmt_secs;
@@ -10,10 +12,19 @@ use super::{LockFacts, Status, Violation, count};
 pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
     let mut last: Option<u64> = None;
     let mut issued = 0;
+    // Grants tied to a lock key: the same token for the same key again is the same grant,
+    // announced by a later leader applying the same log entry (a counter's value, with no key,
+    // is never announced twice: a repeated one is a second grant).
+    let mut keyed: BTreeSet<(u64, u64)> = BTreeSet::new();
     for f in &facts.all {
-        let LockObs::TokenIssued { token } = f.obs else {
+        let LockObs::TokenIssued { token, lease } = f.obs else {
             continue;
         };
+        if let Some(lease) = lease
+            && !keyed.insert((*token, *lease))
+        {
+            continue;
+        }
         issued += 1;
         if let Some(prev) = last
             && *token <= prev
@@ -46,9 +57,18 @@ mod tests {
     use crate::lock_obs::LockObs;
 
     fn issued(tokens: &[(crate::ids::NodeId, u64)]) -> Status {
-        let h = tokens.iter().enumerate().fold(Hist::new(), |h, (i, &(node, token))| {
-            h.obs(i as u64 * S, node, LockObs::TokenIssued { token })
-        });
+        let keyless: Vec<_> = tokens.iter().map(|&(node, token)| (node, token, None)).collect();
+        issued_to(&keyless)
+    }
+
+    /// Tokens with the lock key (lease) each was granted to, if any.
+    fn issued_to(tokens: &[(crate::ids::NodeId, u64, Option<u64>)]) -> Status {
+        let h = tokens
+            .iter()
+            .enumerate()
+            .fold(Hist::new(), |h, (i, &(node, token, lease))| {
+                h.obs(i as u64 * S, node, LockObs::TokenIssued { token, lease })
+            });
         judge(&h.build(), check)
     }
 
@@ -77,6 +97,28 @@ mod tests {
             "{}",
             v.why
         );
+    }
+
+    #[test]
+    fn the_same_grant_announced_again_by_a_new_leader_is_no_new_grant() {
+        // etcd: server-1, elected, applies the entries server-0 had applied (revisions 2 and 5
+        // for the same keys) and then commits revision 7.
+        let announced = [
+            (S0, 2, Some(10)),
+            (S0, 5, Some(11)),
+            (S1, 2, Some(10)),
+            (S1, 5, Some(11)),
+            (S1, 7, Some(12)),
+        ];
+        assert_eq!(held(issued_to(&announced)), "3 tokens issued in increasing order");
+        // The same revision for another key is a second grant (leader-only commit).
+        let v = violated(issued_to(&[(S0, 2, Some(10)), (S0, 5, Some(11)), (S1, 5, Some(12))]));
+        assert_eq!(
+            v.why,
+            "server-1 issued token 5 at 2.000 s after token 5 had been issued"
+        );
+        // A counter's value carries no key: repeated, it is always a second grant.
+        violated(issued_to(&[(S0, 2, None), (S1, 2, None)]));
     }
 
     #[test]
