@@ -4,11 +4,12 @@
 //! (CheckQuorum) or is asked to stand aside steps down. Kept apart from the log so that who
 //! may speak for the cluster reads in one place.
 
+use locksim_sim::NodeId;
 use locksim_sim::rng::uniform;
-use locksim_sim::{LockObs, NodeId};
 
-use super::super::msg::{Command, Msg};
+use super::lessor::Lessor;
 use super::{Commit, ELECTION, EtcdCtx, EtcdServer, HEARTBEAT, LESSOR, Role};
+use crate::etcd::msg::{Command, Msg};
 
 impl EtcdServer {
     /// CheckQuorum (etcd runs Raft with it): a leader that has not heard from a majority for an
@@ -30,19 +31,10 @@ impl EtcdServer {
 
     pub(super) fn become_follower(&mut self, ctx: &mut EtcdCtx<'_>, term: u64, leader: Option<usize>) {
         if self.role == Role::Leader {
-            self.record(
-                ctx,
-                LockObs::RoleChanged {
-                    authoritative: false,
-                    role: "follower",
-                },
-            );
+            self.record_role(ctx, false, "follower");
             self.pending.clear();
-            self.deadlines.clear();
-            self.expiring.clear();
-            self.lessor_armed_ns = None;
+            self.lessor = Lessor::default();
             self.promoted = false;
-            self.held_keepalives.clear();
             ctx.cancel_timer(HEARTBEAT);
             ctx.cancel_timer(LESSOR);
         }
@@ -131,9 +123,9 @@ impl EtcdServer {
         self.next = vec![self.last_index() + 1; self.peers.len()];
         self.matched = vec![0; self.peers.len()];
         self.last_ack_ns = vec![ctx.mono_ns(); self.peers.len()];
-        self.deadlines.clear();
-        self.expiring.clear();
-        self.owner = None;
+        self.lessor.deadlines.clear();
+        self.lessor.expiring.clear();
+        self.facts.owner = None;
         ctx.cancel_timer(ELECTION);
         ctx.set_timer(HEARTBEAT, self.cfg.heartbeat_ns);
         self.propose(ctx, Command::NoOp, None);

@@ -9,11 +9,46 @@
 //! etcd's `LeaseRenew` waits for a primary lessor.
 
 use locksim_sim::lock_obs::{ClockKind, Expiry};
+use std::collections::{BTreeMap, BTreeSet};
+
 use locksim_sim::{LockObs, NodeId};
 
-use super::super::msg::{Command, Msg};
-use super::super::obs::EtcdEvent;
 use super::{EtcdCtx, EtcdServer, LESSOR, Role};
+use crate::etcd::msg::{Command, Msg};
+use crate::etcd::obs::EtcdEvent;
+
+/// The lessor's state; a leader's only (a member that is not leading holds it empty).
+#[derive(Default)]
+pub(super) struct Lessor {
+    /// Lease -> expiry on this leader's monotonic clock.
+    pub(super) deadlines: BTreeMap<i64, u64>,
+    /// Leases whose expiry is proposed but not applied yet.
+    pub(super) expiring: BTreeSet<i64>,
+    /// The instant the expiry timer is set for, if it is set.
+    armed_ns: Option<u64>,
+    /// Keep-alives that reached this leader before its promotion; answered at it.
+    held_keepalives: Vec<(NodeId, i64)>,
+}
+
+impl Lessor {
+    /// The leases past their deadline at `now` whose expiry is not proposed yet.
+    fn due(&self, now: u64) -> Vec<i64> {
+        self.deadlines
+            .iter()
+            .filter(|(l, d)| **d <= now && !self.expiring.contains(l))
+            .map(|(l, _)| *l)
+            .collect()
+    }
+
+    /// The earliest deadline of a lease whose expiry is not proposed yet.
+    fn next_deadline(&self) -> Option<u64> {
+        self.deadlines
+            .iter()
+            .filter(|(l, _)| !self.expiring.contains(l))
+            .map(|(_, d)| *d)
+            .min()
+    }
+}
 
 impl EtcdServer {
     /// etcd's shortest lease: one and a half election timeouts (counted in heartbeat ticks),
@@ -27,16 +62,9 @@ impl EtcdServer {
 
     /// The lessor's timer: proposes the expiry of every lease past its deadline, then re-arms.
     pub(super) fn expire_due(&mut self, ctx: &mut EtcdCtx<'_>) {
-        self.lessor_armed_ns = None;
-        let now = ctx.mono_ns();
-        let due: Vec<i64> = self
-            .deadlines
-            .iter()
-            .filter(|(l, d)| **d <= now && !self.expiring.contains(l))
-            .map(|(l, _)| *l)
-            .collect();
-        for lease in due {
-            self.expiring.insert(lease);
+        self.lessor.armed_ns = None;
+        for lease in self.lessor.due(ctx.mono_ns()) {
+            self.lessor.expiring.insert(lease);
             self.propose(ctx, Command::Expire { lease }, None);
         }
         self.arm_lessor(ctx);
@@ -51,7 +79,7 @@ impl EtcdServer {
         self.promoted = true;
         let now = ctx.mono_ns();
         let extend_ns = self.cfg.election_ns;
-        self.deadlines = self
+        self.lessor.deadlines = self
             .kv
             .lease_ids()
             .map(|l| {
@@ -61,22 +89,16 @@ impl EtcdServer {
                 )
             })
             .collect();
-        self.record(
-            ctx,
-            LockObs::RoleChanged {
-                authoritative: true,
-                role: "leader",
-            },
-        );
+        self.record_role(ctx, true, "leader");
         self.record(
             ctx,
             EtcdEvent::LeaderElected {
                 term: self.term,
-                leases_extended: self.deadlines.len() as u32,
+                leases_extended: self.lessor.deadlines.len() as u32,
             },
         );
         self.arm_lessor(ctx);
-        for (client, lease) in std::mem::take(&mut self.held_keepalives) {
+        for (client, lease) in std::mem::take(&mut self.lessor.held_keepalives) {
             self.keep_alive(ctx, client, lease);
         }
     }
@@ -86,15 +108,15 @@ impl EtcdServer {
             return ctx.send(from, Msg::KeepAliveNotLeader { hint });
         }
         if !self.promoted {
-            return self.held_keepalives.push((from, lease));
+            return self.lessor.held_keepalives.push((from, lease));
         }
         let ttl_ms = match self.kv.lease_ttl_ms(lease) {
-            Some(ttl) if !self.expiring.contains(&lease) => ttl,
+            Some(ttl) if !self.lessor.expiring.contains(&lease) => ttl,
             _ => return ctx.send(from, Msg::KeptAlive { lease, ttl_ms: -1 }),
         };
         let deadline = ctx.mono_ns() + ttl_ms as u64 * 1_000_000;
-        self.deadlines.insert(lease, deadline);
-        if self.owner.is_some_and(|(l, _)| l == lease) {
+        self.lessor.deadlines.insert(lease, deadline);
+        if self.facts.owner.is_some_and(|(l, _)| l == lease) {
             self.record(
                 ctx,
                 LockObs::KeyExtended {
@@ -112,19 +134,13 @@ impl EtcdServer {
     /// Sets the lessor's timer for the earliest lease deadline, unless it is set for that or
     /// an earlier instant (an early firing re-arms).
     pub(super) fn arm_lessor(&mut self, ctx: &mut EtcdCtx<'_>) {
-        let Some(at) = self
-            .deadlines
-            .iter()
-            .filter(|(l, _)| !self.expiring.contains(l))
-            .map(|(_, d)| *d)
-            .min()
-        else {
+        let Some(at) = self.lessor.next_deadline() else {
             return;
         };
-        if self.lessor_armed_ns.is_some_and(|armed| armed <= at) {
+        if self.lessor.armed_ns.is_some_and(|armed| armed <= at) {
             return;
         }
-        self.lessor_armed_ns = Some(at);
+        self.lessor.armed_ns = Some(at);
         ctx.set_timer(LESSOR, at.saturating_sub(ctx.mono_ns()));
     }
 }

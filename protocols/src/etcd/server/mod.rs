@@ -22,7 +22,8 @@
 //!   and the promotion that makes the lessor primary;
 //! - `serve.rs`: what an applied entry does to the store — client requests, lease expiries —
 //!   and the watches answered from it;
-//! - `lock_facts.rs`: what a leader records for the lock checkers (owner, tokens, writes, roles).
+//! - `lock_facts.rs`: what a leader records for the lock checkers — the owner, the tokens, its
+//!   role (the counter writes are recorded where `serve.rs` judges them).
 //!
 //! This file holds the state and the entry points the node's events arrive at.
 
@@ -32,14 +33,16 @@ mod lock_facts;
 mod replication;
 mod serve;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
+use locksim_sim::{Ctx, NodeId, TimerTag};
 use serde::Serialize;
 
 use super::kv::Kv;
 use super::msg::{Answer, Command, Entry, Msg};
 use super::obs::EtcdObs;
+use lessor::Lessor;
+use lock_facts::LockFacts;
 use serve::Watch;
 
 /// When the leader acknowledges a write.
@@ -96,16 +99,9 @@ pub struct EtcdServer {
     matched: Vec<usize>,
     /// Log index -> the client waiting for that entry's answer (leader only).
     pending: BTreeMap<usize, (NodeId, u64)>,
-    /// Lease -> expiry on this leader's monotonic clock.
-    deadlines: BTreeMap<i64, u64>,
-    /// Leases whose expiry is proposed but not applied yet.
-    expiring: BTreeSet<i64>,
-    lessor_armed_ns: Option<u64>,
+    lessor: Lessor,
     watches: Vec<Watch>,
-    /// The lock owner this leader last recorded: (lease, create revision).
-    owner: Option<(i64, i64)>,
-    /// A lease expiry applied since the owner was last recorded (so its deletion reads as one).
-    just_expired: Option<i64>,
+    facts: LockFacts,
     /// A leader that stepped down for a failover does not run again before this.
     stay_out_until_ns: u64,
     /// As leader: the send time of the newest append each member answered (CheckQuorum). The
@@ -115,8 +111,6 @@ pub struct EtcdServer {
     /// A leader that has applied the first entry of its term: its state is the committed
     /// state, its lessor is primary, and it records the lock world's facts.
     promoted: bool,
-    /// Keep-alives that reached this leader before its promotion; answered at it.
-    held_keepalives: Vec<(NodeId, i64)>,
 }
 
 impl EtcdServer {
@@ -140,16 +134,12 @@ impl EtcdServer {
             next: vec![1; n],
             matched: vec![0; n],
             pending: BTreeMap::new(),
-            deadlines: BTreeMap::new(),
-            expiring: BTreeSet::new(),
-            lessor_armed_ns: None,
+            lessor: Lessor::default(),
             watches: Vec::new(),
-            owner: None,
-            just_expired: None,
+            facts: LockFacts::default(),
             stay_out_until_ns: 0,
             last_ack_ns: vec![0; n],
             promoted: false,
-            held_keepalives: Vec::new(),
         }
     }
 
@@ -169,26 +159,14 @@ impl EtcdServer {
                 return self.become_leader(ctx);
             }
             self.leader = Some(0);
-            self.record(
-                ctx,
-                LockObs::RoleChanged {
-                    authoritative: false,
-                    role: "follower",
-                },
-            );
+            self.record_role(ctx, false, "follower");
         }
         self.reset_election(ctx);
     }
 
     pub fn on_crash(&mut self, ctx: &mut EtcdCtx<'_>) {
         if self.role == Role::Leader {
-            self.record(
-                ctx,
-                LockObs::RoleChanged {
-                    authoritative: false,
-                    role: "crashed",
-                },
-            );
+            self.record_role(ctx, false, "crashed");
         }
         let persisted = (self.booted, self.term, self.voted_for, std::mem::take(&mut self.log));
         *self = EtcdServer::new(self.cfg, self.me, std::mem::take(&mut self.peers));

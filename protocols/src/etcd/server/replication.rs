@@ -5,9 +5,9 @@
 
 use locksim_sim::NodeId;
 
-use super::super::kv::Kv;
-use super::super::msg::{Command, Entry, Msg};
 use super::{Commit, EtcdCtx, EtcdServer, Role};
+use crate::etcd::kv::Kv;
+use crate::etcd::msg::{Command, Entry, Msg};
 
 impl EtcdServer {
     pub(super) fn majority(&self) -> usize {
@@ -53,7 +53,7 @@ impl EtcdServer {
         }
     }
 
-    pub(super) fn send_append(&mut self, ctx: &mut EtcdCtx<'_>, i: usize) {
+    fn send_append(&mut self, ctx: &mut EtcdCtx<'_>, i: usize) {
         let prev_index = self.next[i] - 1;
         ctx.send(
             self.peers[i],
@@ -177,7 +177,7 @@ impl EtcdServer {
 
     /// Commits the newest entry of this term that a majority has (Raft's rule: never count
     /// replicas for an older term's entry).
-    pub(super) fn advance_commit(&mut self, ctx: &mut EtcdCtx<'_>) {
+    fn advance_commit(&mut self, ctx: &mut EtcdCtx<'_>) {
         if self.cfg.commit != Commit::Majority {
             return;
         }
@@ -191,7 +191,7 @@ impl EtcdServer {
         }
     }
 
-    pub(super) fn apply(&mut self, ctx: &mut EtcdCtx<'_>) {
+    fn apply(&mut self, ctx: &mut EtcdCtx<'_>) {
         while self.applied < self.commit {
             self.applied += 1;
             let command = self.log[self.applied - 1].command.clone();

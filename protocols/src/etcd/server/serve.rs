@@ -4,11 +4,12 @@
 
 use locksim_sim::{LockObs, NodeId};
 
-use super::super::kv::{CmpOp, Compare, Op, Order, Range, Target};
-use super::super::msg::{Answer, COUNTER_KEY, Command, Msg, Request, lock_key};
-use super::super::obs::EtcdEvent;
 use super::{EtcdCtx, EtcdServer, Role};
+use crate::etcd::kv::{CmpOp, Compare, Op, Order, Range, Target};
+use crate::etcd::msg::{Answer, COUNTER_KEY, Command, Msg, Request, lock_key};
+use crate::etcd::obs::EtcdEvent;
 
+/// A client's watch on a key: answered once, when the key is gone.
 pub(super) struct Watch {
     key: String,
     from_revision: i64,
@@ -42,10 +43,10 @@ impl EtcdServer {
             Command::NoOp if first_of_term => self.promote(ctx),
             Command::NoOp => {}
             Command::Expire { lease } => {
-                self.expiring.remove(&lease);
-                self.deadlines.remove(&lease);
+                self.lessor.expiring.remove(&lease);
+                self.lessor.deadlines.remove(&lease);
                 if let Ok((keys, revision)) = self.kv.lease_revoke(lease) {
-                    self.just_expired = Some(lease);
+                    self.facts.just_expired = Some(lease);
                     if leader {
                         self.record(
                             ctx,
@@ -83,7 +84,9 @@ impl EtcdServer {
                 let ttl_ms = ttl_ms.max(self.min_ttl_ms());
                 // A retried grant finds its lease already there: that is success too.
                 if self.kv.lease_grant(lease, ttl_ms).is_ok() && leader {
-                    self.deadlines.insert(lease, ctx.mono_ns() + ttl_ms as u64 * 1_000_000);
+                    self.lessor
+                        .deadlines
+                        .insert(lease, ctx.mono_ns() + ttl_ms as u64 * 1_000_000);
                     self.arm_lessor(ctx);
                 }
                 Answer::Granted {
@@ -92,7 +95,7 @@ impl EtcdServer {
             }
             Request::LeaseRevoke { lease } => {
                 let _ = self.kv.lease_revoke(lease);
-                self.deadlines.remove(&lease);
+                self.lessor.deadlines.remove(&lease);
                 Answer::Revoked
             }
             Request::Acquire { lease } => {
@@ -112,17 +115,8 @@ impl EtcdServer {
                     Err(_) => Answer::LeaseNotFound,
                     Ok(r) => {
                         let my_rev = self.kv.get(&key).map_or(0, |kv| kv.create_revision);
-                        if r.succeeded && self.role == Role::Leader && self.cfg.revision_tokens {
-                            // The key's create revision is granted here, at the commit, whenever
-                            // its client gets to read the answer. A leader not yet promoted
-                            // records it too: it may be committing an old leader's entry that
-                            // nobody recorded, and a grant announced twice (the old leader had
-                            // applied it) names the same key, which the checker knows again.
-                            let grant = LockObs::TokenIssued {
-                                token: my_rev as u64,
-                                lease: Some(lease as u64),
-                            };
-                            self.record(ctx, grant);
+                        if r.succeeded {
+                            self.record_token(ctx, lease, my_rev);
                         }
                         let owner = self.kv.range(&Range::prefix("/lock/l/", Order::FirstCreate, 0, 1));
                         Answer::Acquired {
