@@ -410,7 +410,7 @@ impl RedisServer {
     /// Sentinel promotes the replica of `primary`, which tells the clients and the old primary.
     ///
     /// The clients hear `+switch-master` once, as Sentinel publishes it once. The old primary
-    /// is told again every [`SENTINEL_INFO_PERIOD_NS`] until it acknowledges: a partition or a
+    /// is told again every `SENTINEL_INFO_PERIOD_NS` (10 s) until it acknowledges: a partition or a
     /// crash may swallow the first demotion, and real Sentinel does not give up on it either —
     /// it keeps polling the old master and reconfigures it as a replica as soon as it can
     /// reach it again (the Sentinel documentation: "when the partition will heal, the master
