@@ -10,7 +10,6 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::ids::{Names, NodeId};
-use crate::lock_obs::LockObs;
 
 /// A node's timer name. Setting a timer with a tag replaces any pending timer with that tag.
 pub type TimerTag = u32;
@@ -24,15 +23,6 @@ impl<T: Clone + fmt::Debug + fmt::Display> Message for T {}
 pub trait Observation: Clone + fmt::Debug + Serialize {
     /// The event name a fault's `after` refers to, e.g. `acquired`.
     fn kind(&self) -> &'static str;
-    /// The lock-world fact this is, if any, for the generic checkers.
-    fn as_lock(&self) -> Option<&LockObs> {
-        None
-    }
-    /// The ID this event issued, if it issued one (the recording node is the generator), for
-    /// the generic `unique_ids` and `id_monotonic` checkers.
-    fn as_issued_id(&self) -> Option<u64> {
-        None
-    }
     /// One line for the timeline.
     fn describe(&self, names: &Names) -> String;
     /// How much a reader of the timeline needs it.

@@ -20,8 +20,9 @@
 pub mod config;
 
 use locksim_sim::rng::uniform;
-use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
+use locksim_sim::{Ctx, NodeId, TimerTag};
 
+use crate::lock::LockObs;
 use crate::lock_world::Msg;
 use crate::redis::cmd::{Cmd, Key, Reply, Value};
 use crate::resource::{ResourceOp, ResourceReply};

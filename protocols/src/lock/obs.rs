@@ -4,9 +4,8 @@
 
 use serde::Serialize;
 
-use crate::ids::{Names, NodeId};
-use crate::node::{Observation, Salience};
-use crate::time::fmt_signed_secs;
+use locksim_sim::time::fmt_signed_secs;
+use locksim_sim::{Names, NodeId, Observation, Salience};
 
 /// Which of a server's clocks a key's expiry follows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -227,10 +226,6 @@ impl Observation for LockObs {
             LockObs::WriteRefused { .. } => "write_refused",
             LockObs::FenceForgotten { .. } => "fence_forgotten",
         }
-    }
-
-    fn as_lock(&self) -> Option<&LockObs> {
-        Some(self)
     }
 
     fn salience(&self) -> Salience {
