@@ -19,7 +19,8 @@ pub trait Message: Clone + fmt::Debug + fmt::Display {}
 impl<T: Clone + fmt::Debug + fmt::Display> Message for T {}
 
 /// What a node records about itself for the history: the events faults trigger `after`, the
-/// facts checkers read and the lines the timeline prints.
+/// facts checkers read (each family of checkers through a trait of its own, beside them) and
+/// the lines the timeline prints.
 pub trait Observation: Clone + fmt::Debug + Serialize {
     /// The event name a fault's `after` refers to, e.g. `acquired`.
     fn kind(&self) -> &'static str;

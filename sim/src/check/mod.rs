@@ -1,9 +1,9 @@
 //! The vocabulary of judging a finished history (DESIGN section 5). The engine judges nothing
-//! by itself: checkers live with the protocols that share them (every lock protocol's in one
-//! place, every ID generator's in another) and speak this vocabulary, so the CLI, reports and
-//! exploration handle any model's verdicts alike. A checker reads nothing but the history —
-//! never a model's internal state — so a second driver that produces the same history is
-//! judged the same way.
+//! by itself: checkers live beside the models whose facts they read (one family's checkers
+//! shared by all its models) and speak this vocabulary, so the CLI, reports and exploration
+//! handle any model's verdicts alike. A checker reads nothing but the history — never a
+//! model's internal state — so a second driver that produces the same history is judged the
+//! same way.
 
 mod invariant;
 mod node_table;
