@@ -6,7 +6,8 @@ use locksim_sim::check::count;
 use locksim_sim::{Names, NodeId, Observation, Salience};
 use serde::Serialize;
 
-use crate::lock::{AsLock, LockObs, short_lease};
+use crate::lock::obs::short_lease;
+use crate::lock::{AsLock, LockObs};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]

@@ -7,7 +7,7 @@ pub mod check;
 pub mod obs;
 
 pub use check::{LockSetup, check_lock};
-pub use obs::{ClockKind, DeleteCause, Expiry, LockObs, short_lease};
+pub use obs::LockObs;
 
 /// An observation that may be a lock fact: how the lock checkers find the facts they judge in
 /// a model's own observation type (which may record other things besides).
