@@ -375,8 +375,11 @@ fn explore(args: ExploreArgs) -> u8 {
         return bad("--jobs must be at least 1".into());
     }
     let target = match args.invariant.as_deref().map(|id| {
-        locksim_sim::Invariant::from_id(id).ok_or_else(|| {
-            let ids: Vec<&str> = locksim_sim::Invariant::ALL.iter().map(|i| i.id()).collect();
+        locksim_protocols::registry::invariant(id).ok_or_else(|| {
+            let ids: Vec<&str> = locksim_protocols::registry::invariants()
+                .iter()
+                .map(|i| i.id())
+                .collect();
             format!(
                 "--invariant {id}: unknown invariant; known invariants: {}",
                 ids.join(", ")
@@ -392,7 +395,7 @@ fn explore(args: ExploreArgs) -> u8 {
         Err(e) => return bad(e.to_string()),
     };
     if let Some(t) = target {
-        let judged = crate::explore::runner::judged_by(&loaded.scenario);
+        let judged = loaded.scenario.protocol.spec().invariants;
         if !judged.contains(&t) {
             let ids: Vec<&str> = judged.iter().map(|i| i.id()).collect();
             return bad(format!(

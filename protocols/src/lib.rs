@@ -4,18 +4,23 @@
 
 pub mod etcd;
 pub mod knobs;
+pub mod layout;
 pub mod lock_client;
+pub mod lock_invariants;
 pub mod lock_world;
 pub mod protocol;
 pub mod redis;
 pub mod redlock;
 pub mod registry;
 pub mod resource;
+pub mod runner;
 pub mod scenario;
 pub mod scheduler;
 pub mod session;
 pub mod snowflake;
 
-pub use protocol::Protocol;
-pub use registry::{Outcome, PROTOCOLS, run};
-pub use scenario::{Expected, ProtocolConfig, Role, Scenario};
+pub use layout::{Layout, NodeDecl, Role};
+pub use protocol::{Protocol, ProtocolSpec};
+pub use registry::{PROTOCOLS, Registry};
+pub use runner::{Outcome, run};
+pub use scenario::{Expected, Model, Scenario};

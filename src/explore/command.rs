@@ -97,7 +97,7 @@ pub fn check_rendered(
             ("faults", scenario.faults == expected.faults),
         ];
         differs.extend(same.iter().filter(|(_, same)| !same).map(|(name, _)| *name));
-        let nodes = base.protocol.topology().len() as u32;
+        let nodes = base.protocol.layout().len() as u32;
         if (0..nodes).any(|n| scenario.clock_of(NodeId(n)) != expected.clock_of(NodeId(n))) {
             differs.push("clocks");
         }
@@ -341,7 +341,7 @@ mod tests {
     const UNFENCED: &str = include_str!("../../scenarios/single-redis/kleppmann-gc-pause.toml");
 
     fn names(s: &locksim_protocols::Scenario) -> locksim_sim::Names {
-        locksim_sim::Names::new(s.protocol.topology().into_iter().map(|(n, _)| n).collect())
+        s.names()
     }
 
     /// A `stale_write` finding at the base's seed, rendered from `source`.

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use locksim_protocols::{Scenario, run};
-use locksim_sim::{FaultPlan, Invariant, Level, Status};
+use locksim_sim::{Invariant, Level, Status};
 
 use super::space::FaultSpace;
 use super::swarm::plan_for_seed;
@@ -100,19 +100,6 @@ pub fn run_seed(base: &Scenario, space: &FaultSpace, seed: u64) -> SeedRun {
         judged: with(|s| !matches!(s, Status::NotApplicable(_))),
         events: outcome.stats.events(),
     }
-}
-
-/// The invariants `base`'s protocol judges at all: those its checkers return a verdict on
-/// (held, violated or not applicable), from one run of the scenario without faults. The list
-/// depends on the protocol alone, never on the run.
-pub fn judged_by(base: &Scenario) -> Vec<Invariant> {
-    let mut quiet = base.clone();
-    quiet.faults = FaultPlan::default();
-    run(&quiet, base.seed, Level::Facts)
-        .verdicts
-        .iter()
-        .map(|v| v.invariant)
-        .collect()
 }
 
 /// The most finished seeds a thread keeps aside while a lower seed is still running ("put a
@@ -440,13 +427,5 @@ mod tests {
             );
             assert_eq!(capped, one, "at most {pending_max} seeds kept aside");
         }
-    }
-
-    #[test]
-    fn the_judged_invariants_are_the_protocols() {
-        let (base, _) = gc_pause();
-        let judged = judged_by(&base);
-        assert!(judged.contains(&Invariant::StaleWrite) && judged.contains(&Invariant::FencingOrder));
-        assert!(!judged.contains(&Invariant::UniqueIds), "{judged:?}");
     }
 }
