@@ -2,9 +2,7 @@
 //! events it records, and hands back the ids it assigned, so the world a model builds and the
 //! names a scenario's faults resolve against cannot drift apart.
 
-use locksim_sim::{Names, NodeId, NodeSetup};
-
-use crate::scenario::Scenario;
+use locksim_sim::{ClockSpec, Names, NodeId, NodeSetup};
 
 /// What a node is: faults and `explore` pick their targets by role.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -90,32 +88,32 @@ impl Layout {
             .map_or(&[], |(_, events)| *events)
     }
 
-    /// Starts the world's node setups for scenario `s`: each takes its name and clock from
-    /// this layout.
-    pub fn setups<'a, N>(&'a self, s: &'a Scenario) -> Setups<'a, N> {
+    /// Starts the world's node setups: each takes its name from this layout and its clock
+    /// from `clock_of` (the scenario's `Scenario::clock_of`).
+    pub fn setups<N, C: Fn(NodeId) -> ClockSpec>(&self, clock_of: C) -> Setups<'_, N, C> {
         Setups {
             layout: self,
-            scenario: s,
+            clock_of,
             nodes: Vec::with_capacity(self.nodes.len()),
         }
     }
 }
 
 /// A world's node setups being filled in, in layout order.
-pub struct Setups<'a, N> {
+pub struct Setups<'a, N, C> {
     layout: &'a Layout,
-    scenario: &'a Scenario,
+    clock_of: C,
     nodes: Vec<NodeSetup<N>>,
 }
 
-impl<N> Setups<'_, N> {
-    /// Adds the model of node `id`, named and clocked as the layout and the scenario say.
+impl<N, C: Fn(NodeId) -> ClockSpec> Setups<'_, N, C> {
+    /// Adds the model of node `id`, named as the layout says.
     /// Nodes come in id order: anything else is a bug in the model's `build`.
     pub fn add(&mut self, id: NodeId, model: N) {
         assert_eq!(id.index(), self.nodes.len(), "nodes are set up in layout order");
         self.nodes.push(NodeSetup {
             name: self.layout.nodes[id.index()].name.clone(),
-            clock: self.scenario.clock_of(id),
+            clock: (self.clock_of)(id),
             model,
         });
     }

@@ -163,7 +163,7 @@ impl EtcdLease {
             session_deadline: self.session_deadline,
             txn_resource: s.resource.kind == ResourceKind::EtcdTxn,
         };
-        let mut nodes = layout.setups(s);
+        let mut nodes = layout.setups(|node| s.clock_of(node));
         for (i, &c) in clients.iter().enumerate() {
             let client = EtcdClient::new(self.client, etcd, i as u64, servers.clone(), resource);
             nodes.add(c, EtcdNode::Client(client));

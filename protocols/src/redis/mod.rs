@@ -200,7 +200,7 @@ impl SingleRedis {
             counter: None,
             resource,
         };
-        let mut nodes = layout.setups(s);
+        let mut nodes = layout.setups(|node| s.clock_of(node));
         for (i, &c) in clients.iter().enumerate() {
             let client = LockClient::new(self.client, i as u64, service.clone());
             nodes.add(c, LockNode::Client(client));

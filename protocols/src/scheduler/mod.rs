@@ -144,7 +144,7 @@ impl Scheduler {
                 store,
             },
         ) = self.declare();
-        let mut nodes = layout.setups(s);
+        let mut nodes = layout.setups(|node| s.clock_of(node));
         for &w in &workers {
             nodes.add(
                 w,

@@ -174,7 +174,7 @@ impl SessionCas {
     pub fn build(&self, s: &Scenario) -> Vec<NodeSetup<SessionNode>> {
         let (layout, apps, store) = self.declare();
         let n = u64::from(self.clients);
-        let mut nodes = layout.setups(s);
+        let mut nodes = layout.setups(|node| s.clock_of(node));
         for (i, &app) in apps.iter().enumerate() {
             let i = i as u64;
             let first = self.login_at_ns + (2 * i + 1) * self.request_every_ns / (2 * n);

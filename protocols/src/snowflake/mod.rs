@@ -199,7 +199,7 @@ impl Snowflake {
             },
             _ => NodeIds::Static,
         };
-        let mut nodes = layout.setups(s);
+        let mut nodes = layout.setups(|node| s.clock_of(node));
         for (i, &g) in generators.iter().enumerate() {
             let generator = Generator::new(self.generator, i as u16, node_ids);
             nodes.add(g, IdNode::Generator(Box::new(generator)));
