@@ -192,7 +192,7 @@ pub fn hunt(entry: &Entry, space: &FaultSpace, budget: u64, shrink_budget: u32) 
             minimal: None,
         };
     };
-    let names = locksim_sim::Names::new(bug.protocol.topology().into_iter().map(|(n, _)| n).collect());
+    let names = bug.names();
     let finding = |base, source| Finding {
         base,
         source,

@@ -395,7 +395,7 @@ fn explore(args: ExploreArgs) -> u8 {
         Err(e) => return bad(e.to_string()),
     };
     if let Some(t) = target {
-        let judged = crate::explore::runner::judged_by(&loaded.scenario);
+        let judged = loaded.scenario.protocol.spec().invariants;
         if !judged.contains(&t) {
             let ids: Vec<&str> = judged.iter().map(|i| i.id()).collect();
             return bad(format!(

@@ -3,9 +3,9 @@
 //! parser in documenting mode, so they are the knobs the models actually read.
 
 use locksim_protocols::knobs::{KnobDoc, Knobs};
-use locksim_protocols::registry::{PROTOCOLS, invariants};
+use locksim_protocols::registry::{self, PROTOCOLS};
 use locksim_protocols::resource::ResourceConfig;
-use locksim_protocols::{ProtocolConfig, Role};
+use locksim_protocols::{Protocol, Role};
 
 use crate::load::faults::FAULT_DOCS;
 
@@ -23,10 +23,11 @@ pub fn render() -> String {
     for p in PROTOCOLS {
         out.push_str(&format!("  {}\n    {}\n    knobs:\n", p.kind, p.summary));
         let mut k = Knobs::documenting("protocol");
-        let parsed: Option<ProtocolConfig> = (p.parse)(&mut k).ok();
+        let parsed: Option<Box<dyn Protocol>> = (p.parse)(&mut k).ok();
         knob_lines(&mut out, &k.docs());
         if let Some(config) = parsed {
-            let names: Vec<String> = config.topology().into_iter().map(|(n, _)| n).collect();
+            let layout = config.layout();
+            let names: Vec<&str> = layout.nodes().iter().map(|n| n.name.as_str()).collect();
             out.push_str(&format!("    nodes (with defaults): {}\n", names.join(", ")));
         }
     }
@@ -44,7 +45,7 @@ pub fn render() -> String {
         out.push_str(&format!("  {kind:<11} {fields}\n"));
     }
     out.push_str("\ninvariants ([expect] id = \"held\" | \"violated\" | \"not_applicable\")\n");
-    for i in invariants() {
+    for i in registry::invariants() {
         out.push_str(&format!("  {:<17} {}\n", i.id(), i.meaning()));
     }
     out.push_str("\nevents a fault can follow (`after`), by protocol and role\n");
@@ -52,12 +53,13 @@ pub fn render() -> String {
         let mut k = Knobs::documenting("protocol");
         if let Ok(config) = (p.parse)(&mut k) {
             out.push_str(&format!("  {}\n", p.kind));
+            let layout = config.layout();
             for (role, name) in [
                 (Role::Client, "client"),
                 (Role::Server, "server"),
                 (Role::Resource, "resource"),
             ] {
-                let events = config.events(role);
+                let events = layout.role_events(role);
                 if !events.is_empty() {
                     out.push_str(&format!("    {name:<9} {}\n", events.join(", ")));
                 }

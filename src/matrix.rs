@@ -60,7 +60,7 @@ fn single_kind(entry: &Entry, kind: FaultKind) -> Option<FaultSpace> {
         .kinds
         .get(&kind)
         .cloned()
-        .or_else(|| FaultSpace::defaults(&s.protocol).kinds.get(&kind).cloned())?;
+        .or_else(|| FaultSpace::defaults(&*s.protocol).kinds.get(&kind).cloned())?;
     Some(FaultSpace {
         kinds: [(kind, limits)].into_iter().collect(),
         max_faults: entry.loaded.space.max_faults,
@@ -86,7 +86,7 @@ fn cell(entry: &Entry, kind: FaultKind, budget: Budget, jobs: usize) -> Cell {
         .map(|(i, (_, first))| (i.id().to_string(), *first))
         .collect();
     let minimal = summary.first.map(|first| {
-        let names = locksim_sim::Names::new(s.protocol.topology().into_iter().map(|(n, _)| n).collect());
+        let names = s.names();
         let finding = Finding {
             base: s,
             source: &entry.loaded.source,

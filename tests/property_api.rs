@@ -168,6 +168,6 @@ fn a_shape_built_by_hand_matches_the_scenarios() {
     assert_eq!(by_hand.find("server-0"), Some(locksim::sim::NodeId(2)));
     assert_eq!(
         FaultSpace::defaults_for(&by_hand),
-        FaultSpace::defaults(&scenario.protocol)
+        FaultSpace::defaults(&*scenario.protocol)
     );
 }

@@ -95,7 +95,7 @@ impl Workload {
         })?;
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(spec.file);
         let scenario = locksim::load::load_file(&path).map_err(|e| e.to_string())?.scenario;
-        let space = FaultSpace::defaults(&scenario.protocol);
+        let space = FaultSpace::defaults(&*scenario.protocol);
         Ok(Workload { spec, scenario, space })
     }
 

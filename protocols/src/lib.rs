@@ -5,6 +5,7 @@
 pub mod etcd;
 pub mod ids;
 pub mod knobs;
+pub mod layout;
 pub mod lock;
 pub mod lock_client;
 pub mod lock_world;
@@ -13,11 +14,14 @@ pub mod redis;
 pub mod redlock;
 pub mod registry;
 pub mod resource;
+pub mod runner;
 pub mod scenario;
 pub mod scheduler;
 pub mod session;
 pub mod snowflake;
 
-pub use protocol::Protocol;
-pub use registry::{Outcome, PROTOCOLS, run};
-pub use scenario::{Expected, ProtocolConfig, Role, Scenario};
+pub use layout::{Layout, NodeDecl, Role};
+pub use protocol::{Protocol, ProtocolSpec};
+pub use registry::{PROTOCOLS, Registry};
+pub use runner::{Outcome, run};
+pub use scenario::{Expected, Model, Scenario};

@@ -6,8 +6,8 @@ use std::fmt;
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
 use crate::lock::{LockObs, LockSetup, check_lock};
-use crate::registry::{Outcome, run_world};
-use crate::scenario::{Role, Scenario};
+use crate::runner::{Outcome, run_world};
+use crate::scenario::Scenario;
 
 use crate::lock_client::LockClient;
 use crate::redis::cmd::{Cmd, Key, Reply};
@@ -66,16 +66,6 @@ impl fmt::Display for Msg {
             Msg::ReplAck => f.write_str("REPLCONF ACK"),
             Msg::DemotionAck => f.write_str("role:replica (the demotion took)"),
         }
-    }
-}
-
-/// The events each role of a lock world records (what a fault's `after` may name).
-pub fn lock_events(role: Role) -> &'static [&'static str] {
-    use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
-    match role {
-        Role::Client => CLIENT_EVENTS,
-        Role::Server => SERVER_EVENTS,
-        Role::Resource => RESOURCE_EVENTS,
     }
 }
 

@@ -1,22 +1,64 @@
-//! What every protocol model offers the loader, the registry and `locksim list`. A model is a
-//! configuration (its parsed knobs) that knows its nodes, the events they record, and how to
-//! run and judge a scenario; adding a model means implementing this and listing it in
-//! `registry::PROTOCOLS` and `ProtocolConfig`.
+//! The open description of a protocol model. A model is a folder that exports one
+//! [`ProtocolSpec`] (its kind, written once, its knob parser, what it judges and which knobs
+//! are its protections) and a configuration type implementing [`Protocol`] (its nodes, its
+//! faults' targets, and how to run and judge a scenario). Nothing outside the model's folder
+//! names its type: the registry lists its spec, and everything else goes through the trait.
 
-use std::fmt::Debug;
+use std::any::Any;
+use std::fmt;
 
-use locksim_sim::Level;
+use locksim_sim::{Invariant, Level};
 
-use crate::registry::Outcome;
-use crate::scenario::{Role, Scenario};
+use crate::knobs::{KnobError, Knobs};
+use crate::layout::Layout;
+use crate::runner::Outcome;
+use crate::scenario::Scenario;
 
-pub trait Protocol: Debug {
+/// What the registry, the loader and `locksim list` know of a model before parsing a scenario.
+pub struct ProtocolSpec {
     /// `kind` in `[protocol]`.
-    fn kind(&self) -> &'static str;
-    /// The world's nodes in `NodeId` order, with their roles.
-    fn topology(&self) -> Vec<(String, Role)>;
-    /// The events a node of `role` records: what a fault's `after` may name.
-    fn events(&self, role: Role) -> &'static [&'static str];
+    pub kind: &'static str,
+    /// One paragraph for `locksim list`.
+    pub summary: &'static str,
+    /// Reads the `[protocol]` knobs into the model's configuration.
+    pub parse: fn(&mut Knobs) -> Result<Box<dyn Protocol>, KnobError>,
+    /// The invariants every run of the model returns a verdict on, in verdict order: what
+    /// `[expect]` and `explore --invariant` may name for this kind.
+    pub invariants: &'static [Invariant],
+    /// The scenario keys (`protocol.<knob>`, `resource.<knob>`) that switch one of the model's
+    /// protections on or off: the only settings in which a catalogue twin may differ.
+    pub protections: &'static [&'static str],
+}
+
+/// Equality across trait objects: two models are equal when they are the same type with equal
+/// knobs. Blanket-implemented, so a model only derives `PartialEq`.
+pub trait DynEq: Any {
+    /// The model as `Any`, to compare or downcast.
+    fn as_any(&self) -> &dyn Any;
+    /// Whether `other` is a `Self` equal to this one.
+    fn dyn_eq(&self, other: &dyn Any) -> bool;
+}
+
+impl<T: PartialEq + Any> DynEq for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn dyn_eq(&self, other: &dyn Any) -> bool {
+        other.downcast_ref::<T>().is_some_and(|other| self == other)
+    }
+}
+
+/// A model with its knobs parsed: everything the loader, the explorer and the runner ask of it.
+pub trait Protocol: DynEq + fmt::Debug + Send + Sync + 'static {
+    /// The description the model was parsed by.
+    fn spec(&self) -> &'static ProtocolSpec;
+    /// `kind` in `[protocol]`.
+    fn kind(&self) -> &'static str {
+        self.spec().kind
+    }
+    /// The world's nodes in `NodeId` order: names, roles and the events each records.
+    fn layout(&self) -> Layout;
     /// The nodes a `failover` fault may name: primaries that have a replica.
     fn failover_targets(&self) -> Vec<String> {
         Vec::new()
@@ -33,6 +75,6 @@ pub trait Protocol: Debug {
     fn issues_tokens(&self) -> bool {
         false
     }
-    /// Runs `s` with `seed` and judges it.
+    /// Runs `s` with `seed` and judges it: one verdict per `spec().invariants`, in that order.
     fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome;
 }

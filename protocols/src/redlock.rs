@@ -6,21 +6,43 @@
 //! retries after a random delay. Redlock offers no fencing token (Kleppmann's point); a scenario
 //! may give the resource tokens from a separate counter Redis.
 
+use crate::lock::LockSetup;
+use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
 use locksim_sim::{Level, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
-use crate::lock::LockSetup;
+use crate::layout::{Layout, Role};
+use crate::lock::check::LOCK_INVARIANTS;
 use crate::lock_client::{
     Acquire, ClientConfig, ElapsedClock, FencingTokens, LockClient, LockService, drift_allowance_ns,
 };
-use crate::lock_world::{LockNode, lock_events, run_lock_world};
-use crate::protocol::Protocol;
+use crate::lock_world::{LockNode, run_lock_world};
+use crate::protocol::{Protocol, ProtocolSpec};
 use crate::redis::min_replicas::MinReplicasConfig;
 use crate::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
 use crate::redis::{MAX_CLIENTS, parse_liveness_window, parse_server};
-use crate::registry::Outcome;
 use crate::resource::Resource;
-use crate::scenario::{ProtocolConfig, Role, Scenario};
+use crate::runner::Outcome;
+use crate::scenario::Scenario;
+
+pub static SPEC: ProtocolSpec = ProtocolSpec {
+    kind: "redlock",
+    summary: "N independent Redis masters, majority quorum, validity = ttl - elapsed - (ttl * drift_factor + 2 ms); no fencing of its own",
+    parse: Redlock::parse,
+    invariants: LOCK_INVARIANTS,
+    protections: &[
+        "protocol.fencing_tokens",
+        "protocol.release",
+        "protocol.deadline_check",
+        "protocol.server_clock",
+        "protocol.persistence",
+        "protocol.delayed_restart_ms",
+        // The clock the client measures the acquisition's elapsed time on.
+        "protocol.elapsed_clock",
+        "resource.fencing",
+        "resource.persist_max_fence",
+    ],
+};
 
 /// `kind = "redlock"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,7 +62,7 @@ pub struct Redlock {
 const MAX_SERVERS: u64 = 31;
 
 impl Redlock {
-    pub fn parse(k: &mut Knobs) -> Result<ProtocolConfig, KnobError> {
+    pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
         let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of lock clients client-0..")? as u32;
         let servers = k.uint(
             "servers",
@@ -93,7 +115,7 @@ impl Redlock {
         )?;
         let server = parse_server(k)?;
         let liveness_window_ns = parse_liveness_window(k, client.ttl_ns)?;
-        Ok(ProtocolConfig::Redlock(Redlock {
+        Ok(Box::new(Redlock {
             clients,
             servers,
             client,
@@ -110,27 +132,38 @@ impl Redlock {
         self.client.fencing_tokens == FencingTokens::Counter
     }
 
-    fn nodes(&self) -> Vec<(String, Role)> {
-        let mut nodes: Vec<(String, Role)> = (0..self.clients)
-            .map(|i| (format!("client-{i}"), Role::Client))
-            .collect();
-        nodes.extend((0..self.servers).map(|i| (format!("server-{i}"), Role::Server)));
-        if self.has_counter() {
-            nodes.push(("counter".into(), Role::Server));
-        }
-        nodes.push(("resource".into(), Role::Resource));
-        nodes
+    /// The nodes: the clients, the masters, the token counter if any, the resource.
+    fn declare(&self) -> (Layout, RedlockNodes) {
+        let mut layout = Layout::default();
+        let clients = layout.group("client", self.clients, Role::Client, CLIENT_EVENTS);
+        let servers = layout.group("server", self.servers, Role::Server, SERVER_EVENTS);
+        let counter = self
+            .has_counter()
+            .then(|| layout.one("counter", Role::Server, SERVER_EVENTS));
+        let resource = layout.one("resource", Role::Resource, RESOURCE_EVENTS);
+        let nodes = RedlockNodes {
+            clients,
+            servers,
+            counter,
+            resource,
+        };
+        (layout, nodes)
     }
 
     pub fn build(&self, s: &Scenario) -> (Vec<NodeSetup<LockNode>>, LockSetup) {
-        let (n, m) = (self.clients, self.servers);
-        let clients: Vec<NodeId> = (0..n).map(NodeId).collect();
-        let servers: Vec<NodeId> = (n..n + m).map(NodeId).collect();
-        let counter = self.has_counter().then_some(NodeId(n + m));
-        let resource = NodeId(n + m + u32::from(self.has_counter()));
+        let (
+            layout,
+            RedlockNodes {
+                clients,
+                servers,
+                counter,
+                resource,
+            },
+        ) = self.declare();
+        let quorum = self.servers / 2 + 1;
         let service = LockService {
             servers: servers.clone(),
-            quorum: m / 2 + 1,
+            quorum,
             drift_ns: drift_allowance_ns(self.client.ttl_ns, self.drift_factor_ppm),
             per_node_timeout_ns: self.per_node_timeout_ns,
             retry_count: self.retry_count,
@@ -139,21 +172,17 @@ impl Redlock {
             counter,
             resource,
         };
-        let mut nodes: Vec<NodeSetup<LockNode>> = clients
-            .iter()
-            .map(|&c| NodeSetup {
-                name: format!("client-{}", c.0),
-                clock: s.clock_of(c),
-                model: LockNode::Client(LockClient::new(self.client, u64::from(c.0), service.clone())),
-            })
-            .collect();
+        let mut nodes = layout.setups(|node| s.clock_of(node));
+        for (i, &c) in clients.iter().enumerate() {
+            let client = LockClient::new(self.client, i as u64, service.clone());
+            nodes.add(c, LockNode::Client(client));
+        }
         let primary = RedisRole::Primary;
-        for (i, &server) in servers.iter().enumerate() {
-            nodes.push(NodeSetup {
-                name: format!("server-{i}"),
-                clock: s.clock_of(server),
-                model: LockNode::Redis(RedisServer::new(self.server, primary, Vec::new())),
-            });
+        for &server in &servers {
+            nodes.add(
+                server,
+                LockNode::Redis(RedisServer::new(self.server, primary, Vec::new())),
+            );
         }
         if let Some(counter) = counter {
             // The token counter must never go back: it persists every write.
@@ -163,39 +192,35 @@ impl Redlock {
                 delayed_restart_ns: 0,
                 min_replicas: MinReplicasConfig::OFF,
             };
-            nodes.push(NodeSetup {
-                name: "counter".into(),
-                clock: s.clock_of(counter),
-                model: LockNode::Redis(RedisServer::new(cfg, primary, Vec::new())),
-            });
+            nodes.add(counter, LockNode::Redis(RedisServer::new(cfg, primary, Vec::new())));
         }
-        nodes.push(NodeSetup {
-            name: "resource".into(),
-            clock: s.clock_of(resource),
-            model: LockNode::Resource(Resource::new(s.resource)),
-        });
+        nodes.add(resource, LockNode::Resource(Resource::new(s.resource)));
         let setup = LockSetup {
             clients,
             servers,
-            quorum: (m / 2 + 1) as usize,
+            quorum: quorum as usize,
             newest_serves_alone: false,
             liveness_window_ns: self.liveness_window_ns,
         };
-        (nodes, setup)
+        (nodes.finish(), setup)
     }
 }
 
+/// The Redlock world's nodes, by what they are.
+struct RedlockNodes {
+    clients: Vec<NodeId>,
+    servers: Vec<NodeId>,
+    counter: Option<NodeId>,
+    resource: NodeId,
+}
+
 impl Protocol for Redlock {
-    fn kind(&self) -> &'static str {
-        "redlock"
+    fn spec(&self) -> &'static ProtocolSpec {
+        &SPEC
     }
 
-    fn topology(&self) -> Vec<(String, Role)> {
-        self.nodes()
-    }
-
-    fn events(&self, role: Role) -> &'static [&'static str] {
-        lock_events(role)
+    fn layout(&self) -> Layout {
+        self.declare().0
     }
 
     fn has_resource(&self) -> bool {

@@ -1,147 +1,95 @@
-//! The protocol registry: every model's kind, its summary, its knob parser, and how to run a
-//! scenario of it. The CLI, `locksim list` and the tests find protocols here only.
+//! The protocol registry: one line per model. The CLI, the loader, `locksim list` and the
+//! tests find protocols here; nothing in the models imports it.
 
-use locksim_sim::trace::{TraceEvent, erase};
-use locksim_sim::{History, Invariant, Level, Node, NodeSetup, Stats, Unfired, Verdict, World, WorldConfig};
+use locksim_sim::Invariant;
 
-use crate::etcd::EtcdLease;
-use crate::ids::ID_INVARIANTS;
-use crate::knobs::{KnobError, Knobs};
-use crate::lock::check::LOCK_INVARIANTS;
-use crate::redis::SingleRedis;
-use crate::redlock::Redlock;
-use crate::scenario::{ProtocolConfig, Scenario};
-use crate::scheduler::Scheduler;
-use crate::scheduler::check::SCHEDULER_INVARIANTS;
-use crate::session::SessionCas;
-use crate::session::check::SESSION_INVARIANTS;
-use crate::snowflake::Snowflake;
+use crate::protocol::ProtocolSpec;
+use crate::{etcd, redis, redlock, scheduler, session, snowflake};
 
-/// One protocol model.
-pub struct ProtocolSpec {
-    pub kind: &'static str,
-    pub summary: &'static str,
-    pub parse: fn(&mut Knobs) -> Result<ProtocolConfig, KnobError>,
-}
-
-pub const PROTOCOLS: &[ProtocolSpec] = &[
-    ProtocolSpec {
-        kind: "single-redis",
-        summary: "one Redis (optionally with async replicas, failover and min-replicas-to-write): SET NX PX lock, compare-and-delete release, optional renewal and INCR fencing tokens",
-        parse: SingleRedis::parse,
-    },
-    ProtocolSpec {
-        kind: "redlock",
-        summary: "N independent Redis masters, majority quorum, validity = ttl - elapsed - (ttl * drift_factor + 2 ms); no fencing of its own",
-        parse: Redlock::parse,
-    },
-    ProtocolSpec {
-        kind: "etcd-lease",
-        summary: "a Raft-replicated store with leases: the clientv3 Mutex recipe, revision fencing tokens, an optional counter inside the store (etcd-txn)",
-        parse: EtcdLease::parse,
-    },
-    ProtocolSpec {
-        kind: "snowflake",
-        summary: "Snowflake ID generators: 41-bit ms since epoch_ms (own wall clock), 10-bit node ID (static or leased from server-0), 12-bit sequence; rollback, overflow and restart policies",
-        parse: Snowflake::parse,
-    },
-    ProtocolSpec {
-        kind: "session-cas",
-        summary: "a shared session store (server-0) and app servers that read, work and save it; save by version CAS or last-write-wins, logout = revoke + version bump, idle refresh capped at the absolute deadline or not, expiry checked at read or left to a lazy cleanup",
-        parse: SessionCas::parse,
-    },
-    ProtocolSpec {
-        kind: "scheduler",
-        summary: "scheduler instances firing (job, slot) by their own clocks, workers running the effect against a job store; dedup by the (job, slot) key in the effect's transaction, a done-mark written after it, or none",
-        parse: Scheduler::parse,
-    },
+/// The built-in models, in the order `locksim list` shows them.
+pub static PROTOCOLS: &[&ProtocolSpec] = &[
+    &redis::SPEC,
+    &redlock::SPEC,
+    &etcd::SPEC,
+    &snowflake::SPEC,
+    &session::SPEC,
+    &scheduler::SPEC,
 ];
 
+/// The built-in model of `kind`.
 pub fn find(kind: &str) -> Option<&'static ProtocolSpec> {
-    PROTOCOLS.iter().find(|p| p.kind == kind)
+    Registry::builtin().find(kind)
 }
 
-/// A finished run, with message and observation types erased.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    pub verdicts: Vec<Verdict>,
-    /// Every event, erased for traces and timelines — with `Level::Full` only: building it
-    /// costs several times the simulation itself, and exploration wants verdicts alone.
-    pub trace: Vec<TraceEvent>,
-    pub stats: Stats,
-    pub end_ns: u64,
-    /// The plan entries whose trigger never came (an `after` event that did not happen often
-    /// enough): what the verdicts do not cover.
-    pub unfired_faults: Vec<Unfired>,
-}
-
-/// Runs `s` with `seed` and judges it.
-pub fn run(s: &Scenario, seed: u64, level: Level) -> Outcome {
-    s.protocol.model().run(s, seed, level)
-}
-
-/// Runs a world built from `s` and judges its history with `check`: what every model's
-/// `Protocol::run` does.
-pub fn run_world<N: Node>(
-    nodes: Vec<NodeSetup<N>>,
-    s: &Scenario,
-    seed: u64,
-    level: Level,
-    check: impl FnOnce(&History<N::Msg, N::Obs>) -> Vec<Verdict>,
-) -> Outcome {
-    let cfg = WorldConfig {
-        seed,
-        end_ns: s.duration_ns,
-        network: s.network.clone(),
-        faults: s.faults.clone(),
-        level,
-    };
-    let (history, unfired_faults) = World::new(nodes, cfg).run_reporting_unfired();
-    Outcome {
-        verdicts: check(&history),
-        trace: if level == Level::Full {
-            erase(&history)
-        } else {
-            Vec::new()
-        },
-        stats: history.stats,
-        end_ns: history.end_ns,
-        unfired_faults,
-    }
-}
-
-/// Every invariant a registered model judges, each once, in registry order: the ids a
-/// scenario's `[expect]` and `explore --invariant` may name, and the order `locksim list`
-/// shows them in.
+/// Every invariant a built-in model judges, in registry order.
 pub fn invariants() -> Vec<Invariant> {
-    let declared = [
-        LOCK_INVARIANTS, // single-redis, redlock, etcd-lease
-        ID_INVARIANTS,   // snowflake
-        SESSION_INVARIANTS,
-        SCHEDULER_INVARIANTS,
-    ];
-    let mut all: Vec<Invariant> = Vec::new();
-    for &i in declared.iter().flat_map(|d| d.iter()) {
-        if !all.contains(&i) {
-            all.push(i);
+    Registry::builtin().invariants()
+}
+
+/// The invariant a built-in model judges with id `id`.
+pub fn invariant(id: &str) -> Option<Invariant> {
+    Registry::builtin().invariant(id)
+}
+
+/// The models a scenario's `kind` resolves against: the built-ins, plus a user's own.
+#[derive(Clone)]
+pub struct Registry {
+    specs: Vec<&'static ProtocolSpec>,
+}
+
+impl Registry {
+    /// The built-in models.
+    pub fn builtin() -> Self {
+        Registry {
+            specs: PROTOCOLS.to_vec(),
         }
     }
-    all
-}
 
-/// The registered invariant with this id.
-pub fn invariant(id: &str) -> Option<Invariant> {
-    invariants().into_iter().find(|i| i.id() == id)
+    /// These models and `spec` after them.
+    pub fn with(mut self, spec: &'static ProtocolSpec) -> Self {
+        self.specs.push(spec);
+        self
+    }
+
+    /// The models, in registration order.
+    pub fn specs(&self) -> &[&'static ProtocolSpec] {
+        &self.specs
+    }
+
+    /// The registered kinds, in order.
+    pub fn kinds(&self) -> Vec<&'static str> {
+        self.specs.iter().map(|p| p.kind).collect()
+    }
+
+    /// The model of `kind`.
+    pub fn find(&self, kind: &str) -> Option<&'static ProtocolSpec> {
+        self.specs.iter().copied().find(|p| p.kind == kind)
+    }
+
+    /// Every invariant some model judges, once each, in registration order (each model's in
+    /// its verdict order).
+    pub fn invariants(&self) -> Vec<Invariant> {
+        let mut all: Vec<Invariant> = Vec::new();
+        for &i in self.specs.iter().flat_map(|p| p.invariants) {
+            if !all.contains(&i) {
+                all.push(i);
+            }
+        }
+        all
+    }
+
+    /// The invariant with id `id`, if some model judges it.
+    pub fn invariant(&self, id: &str) -> Option<Invariant> {
+        self.invariants().into_iter().find(|i| i.id() == id)
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
     use super::*;
 
     #[test]
-    fn the_known_invariants_come_in_registry_order_each_once_with_a_meaning_of_its_own() {
+    fn the_invariants_are_the_models_in_registry_order() {
         let ids: Vec<&str> = invariants().iter().map(|i| i.id()).collect();
         assert_eq!(
             ids,
@@ -159,8 +107,8 @@ mod tests {
                 "exactly_once",
             ]
         );
-        let meanings: BTreeSet<&str> = invariants().iter().map(|i| i.meaning()).collect();
-        assert_eq!(meanings.len(), ids.len(), "distinct");
+        let meanings: std::collections::BTreeSet<&str> = invariants().iter().map(|i| i.meaning()).collect();
+        assert_eq!(meanings.len(), ids.len(), "each invariant means something of its own");
         assert!(!meanings.contains(""));
         for i in invariants() {
             assert_eq!(invariant(i.id()), Some(i));

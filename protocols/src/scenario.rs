@@ -1,16 +1,14 @@
 //! A scenario, validated and resolved: what `World::new` needs plus the expected verdicts.
 //! Built from a TOML file by the CLI's loader, or directly in Rust by a user's test.
 
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
 use locksim_sim::{ClockSpec, FaultPlan, Invariant, Names, NetworkConfig, NodeId};
 
-use crate::etcd::EtcdLease;
 use crate::protocol::Protocol;
-use crate::redis::SingleRedis;
-use crate::redlock::Redlock;
 use crate::resource::ResourceConfig;
-use crate::scheduler::Scheduler;
-use crate::session::SessionCas;
-use crate::snowflake::Snowflake;
 
 /// What a scenario expects of an invariant.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -30,66 +28,42 @@ impl Expected {
     }
 }
 
-/// What a node is: the loader resolves a fault's `after` against the events the protocol says
-/// a node of that role records.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Role {
-    Client,
-    Server,
-    Resource,
+/// A model with its knobs, shared: a scenario is cloned for every explored seed, the model
+/// never changes. Comparable (same model type, equal knobs) so scenarios are.
+#[derive(Clone)]
+pub struct Model(Arc<dyn Protocol>);
+
+impl Model {
+    pub fn new(protocol: Box<dyn Protocol>) -> Self {
+        Model(Arc::from(protocol))
+    }
+
+    /// The model's own configuration, when it is a `T` (for tests that read a model's knobs).
+    pub fn downcast_ref<T: Protocol>(&self) -> Option<&T> {
+        (*self.0).as_any().downcast_ref::<T>()
+    }
 }
 
-/// A protocol model with its knobs. Everything about it goes through [`Protocol`]; this enum
-/// only makes the configurations comparable and clonable.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ProtocolConfig {
-    SingleRedis(SingleRedis),
-    Redlock(Redlock),
-    EtcdLease(EtcdLease),
-    Snowflake(Snowflake),
-    SessionCas(SessionCas),
-    Scheduler(Scheduler),
+impl Deref for Model {
+    type Target = dyn Protocol;
+
+    fn deref(&self) -> &dyn Protocol {
+        &*self.0
+    }
 }
 
-impl ProtocolConfig {
-    /// The model behind the configuration.
-    pub fn model(&self) -> &dyn Protocol {
-        match self {
-            ProtocolConfig::SingleRedis(p) => p,
-            ProtocolConfig::Redlock(p) => p,
-            ProtocolConfig::EtcdLease(p) => p,
-            ProtocolConfig::Snowflake(p) => p,
-            ProtocolConfig::SessionCas(p) => p,
-            ProtocolConfig::Scheduler(p) => p,
-        }
+impl PartialEq for Model {
+    fn eq(&self, other: &Model) -> bool {
+        (*self.0).dyn_eq((*other.0).as_any())
     }
+}
 
-    pub fn kind(&self) -> &'static str {
-        self.model().kind()
-    }
+/// Every model's knobs are plain values: equality is reflexive.
+impl Eq for Model {}
 
-    pub fn topology(&self) -> Vec<(String, Role)> {
-        self.model().topology()
-    }
-
-    pub fn events(&self, role: Role) -> &'static [&'static str] {
-        self.model().events(role)
-    }
-
-    pub fn failover_targets(&self) -> Vec<String> {
-        self.model().failover_targets()
-    }
-
-    pub fn has_resource(&self) -> bool {
-        self.model().has_resource()
-    }
-
-    pub fn has_store_resource(&self) -> bool {
-        self.model().has_store_resource()
-    }
-
-    pub fn issues_tokens(&self) -> bool {
-        self.model().issues_tokens()
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
     }
 }
 
@@ -101,7 +75,7 @@ pub struct Scenario {
     /// The seed used when none is given on the command line.
     pub seed: u64,
     pub duration_ns: u64,
-    pub protocol: ProtocolConfig,
+    pub protocol: Model,
     pub resource: ResourceConfig,
     pub network: NetworkConfig,
     pub clocks: Vec<(NodeId, ClockSpec)>,
@@ -116,7 +90,7 @@ pub struct Scenario {
 impl Scenario {
     /// Its nodes' names, in node order (what a fault plan's node ids refer to).
     pub fn names(&self) -> Names {
-        Names::new(self.protocol.topology().into_iter().map(|(n, _)| n).collect())
+        self.protocol.layout().names()
     }
 
     /// The clock spec of node `index` (default: exact, offset 0).

@@ -97,7 +97,7 @@ pub fn check_rendered(
             ("faults", scenario.faults == expected.faults),
         ];
         differs.extend(same.iter().filter(|(_, same)| !same).map(|(name, _)| *name));
-        let nodes = base.protocol.topology().len() as u32;
+        let nodes = base.protocol.layout().len() as u32;
         if (0..nodes).any(|n| scenario.clock_of(NodeId(n)) != expected.clock_of(NodeId(n))) {
             differs.push("clocks");
         }
@@ -340,10 +340,6 @@ mod tests {
     const FENCED: &str = include_str!("../../scenarios/single-redis/kleppmann-gc-pause-fenced.toml");
     const UNFENCED: &str = include_str!("../../scenarios/single-redis/kleppmann-gc-pause.toml");
 
-    fn names(s: &locksim_protocols::Scenario) -> locksim_sim::Names {
-        locksim_sim::Names::new(s.protocol.topology().into_iter().map(|(n, _)| n).collect())
-    }
-
     /// A `stale_write` finding at the base's seed, rendered from `source`.
     fn stale_write_finding<'a>(
         base: &'a locksim_protocols::Scenario,
@@ -369,7 +365,7 @@ mod tests {
     #[test]
     fn a_rendering_that_reproduces_passes() {
         let base = parse_scenario("gc.toml", UNFENCED).expect("loads");
-        let names = names(&base);
+        let names = base.names();
         let finding = stale_write_finding(&base, UNFENCED, &names);
         let c = as_is(&base);
         let s = check_rendered(&finding, &c, &finding.text(&c, "", "gc"), "gc").expect("reproduces");
@@ -380,7 +376,7 @@ mod tests {
     fn a_rendering_with_another_configuration_is_refused() {
         // The fenced scenario rendered from the unfenced text: its resource and protocol differ.
         let base = parse_scenario("fenced.toml", FENCED).expect("loads");
-        let names = names(&base);
+        let names = base.names();
         let finding = stale_write_finding(&base, UNFENCED, &names);
         let c = as_is(&base);
         let e = check_rendered(&finding, &c, &finding.text(&c, "", "fenced"), "fenced").expect_err("differs");
@@ -391,7 +387,7 @@ mod tests {
     #[test]
     fn a_rendering_that_does_not_violate_is_refused() {
         let base = parse_scenario("gc.toml", UNFENCED).expect("loads");
-        let names = names(&base);
+        let names = base.names();
         let finding = stale_write_finding(&base, UNFENCED, &names);
         let quiet = Candidate {
             plan: crate::explore::Plan::default(),

@@ -256,7 +256,7 @@ deadline_check = "checked"
 
     fn render(source: &str, plan: &Plan, overrides: &Overrides) -> (String, Scenario) {
         let base = parse_scenario("inline.toml", source).expect("the base loads");
-        let names = Names::new(base.protocol.topology().into_iter().map(|(n, _)| n).collect());
+        let names = base.names();
         let text = scenario_text(
             "Shrunk for a test.\n\nSecond paragraph.",
             "inline-seed7-stale-write",
@@ -311,9 +311,10 @@ deadline_check = "checked"
         assert!(shrunk.twins.is_empty(), "{text}");
         let clients = shrunk
             .protocol
-            .topology()
+            .layout()
+            .nodes()
             .iter()
-            .filter(|(_, r)| *r == locksim_protocols::Role::Client)
+            .filter(|n| n.role == locksim_protocols::Role::Client)
             .count();
         assert_eq!(clients, 3, "{text}");
         assert!(text.contains("clients = 3"), "{text}");

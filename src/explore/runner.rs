@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use locksim_protocols::registry::invariants;
 use locksim_protocols::{Scenario, run};
-use locksim_sim::{FaultPlan, Invariant, Level, Status};
+use locksim_sim::{Invariant, Level, Status};
 
 use super::space::FaultSpace;
 use super::swarm::plan_for_seed;
@@ -113,19 +113,6 @@ pub fn run_seed(base: &Scenario, space: &FaultSpace, seed: u64) -> SeedRun {
         judged: with(|s| !matches!(s, Status::NotApplicable(_))),
         events: outcome.stats.events(),
     }
-}
-
-/// The invariants `base`'s protocol judges at all: those its checkers return a verdict on
-/// (held, violated or not applicable), from one run of the scenario without faults. The list
-/// depends on the protocol alone, never on the run.
-pub fn judged_by(base: &Scenario) -> Vec<Invariant> {
-    let mut quiet = base.clone();
-    quiet.faults = FaultPlan::default();
-    run(&quiet, base.seed, Level::Facts)
-        .verdicts
-        .iter()
-        .map(|v| v.invariant)
-        .collect()
 }
 
 /// The most finished seeds a thread keeps aside while a lower seed is still running ("put a
@@ -369,8 +356,7 @@ impl Shared<'_> {
 mod tests {
     use super::*;
     use crate::load::parse_with_space;
-    use locksim_protocols::ids::UNIQUE_IDS;
-    use locksim_protocols::lock::check::{FENCING_ORDER, LIVENESS, MUTUAL_EXCLUSION, STALE_WRITE};
+    use locksim_protocols::lock::check::{LIVENESS, MUTUAL_EXCLUSION, STALE_WRITE};
 
     /// Kleppmann's GC pause without its pause, explored under pauses and partitions.
     fn gc_pause() -> (Scenario, FaultSpace) {
@@ -470,7 +456,6 @@ mod tests {
             assert_eq!(capped, one, "at most {pending_max} seeds kept aside");
         }
     }
-
     #[test]
     fn findings_come_in_the_models_declared_order_with_undeclared_invariants_last() {
         let own = Invariant::new("users_own", "an invariant no registered model declares");
@@ -480,13 +465,5 @@ mod tests {
             in_declared_order(by_id, |i| *i),
             [MUTUAL_EXCLUSION, STALE_WRITE, LIVENESS, own]
         );
-    }
-
-    #[test]
-    fn the_judged_invariants_are_the_protocols() {
-        let (base, _) = gc_pause();
-        let judged = judged_by(&base);
-        assert!(judged.contains(&STALE_WRITE) && judged.contains(&FENCING_ORDER));
-        assert!(!judged.contains(&UNIQUE_IDS), "{judged:?}");
     }
 }

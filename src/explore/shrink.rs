@@ -85,7 +85,7 @@ impl Finding<'_> {
 }
 
 fn count(base: &Scenario, role: Role) -> u64 {
-    base.protocol.topology().iter().filter(|(_, r)| *r == role).count() as u64
+    base.protocol.layout().nodes().iter().filter(|n| n.role == role).count() as u64
 }
 
 /// Smaller neighbours of `c`, simplest changes first.

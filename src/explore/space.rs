@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use locksim_protocols::knobs::{KnobError, KnobValue, Knobs};
-use locksim_protocols::{ProtocolConfig, Role};
+use locksim_protocols::{Protocol, Role};
 use locksim_sim::NodeId;
 
 use super::strategy::PlanShape;
@@ -172,10 +172,20 @@ fn default_nodes(kind: FaultKind, topology: &[(String, Role)], failover: &[Strin
         .collect()
 }
 
+/// The protocol's nodes' names and roles, in node order: what picks a fault's targets.
+fn topology(protocol: &dyn Protocol) -> Vec<(String, Role)> {
+    protocol
+        .layout()
+        .nodes()
+        .iter()
+        .map(|n| (n.name.clone(), n.role))
+        .collect()
+}
+
 impl FaultSpace {
     /// The protocol's default space: every kind with a node to strike.
-    pub fn defaults(protocol: &ProtocolConfig) -> Self {
-        Self::defaults_over(&protocol.topology(), &protocol.failover_targets())
+    pub fn defaults(protocol: &dyn Protocol) -> Self {
+        Self::defaults_over(&topology(protocol), &protocol.failover_targets())
     }
 
     /// The default space of a plan shape — a scenario's, or one built by hand for a protocol
@@ -210,11 +220,11 @@ impl FaultSpace {
     /// (or an error naming the key).
     pub fn parse(
         k: &mut Knobs,
-        protocol: &ProtocolConfig,
+        protocol: &dyn Protocol,
         resolve: &dyn Fn(&Knobs, &str, &str) -> Result<NodeId, KnobError>,
     ) -> Result<Self, KnobError> {
         let mut space = FaultSpace::defaults(protocol);
-        let topology = protocol.topology();
+        let topology = topology(protocol);
         let failover = protocol.failover_targets();
         let names: Vec<&str> = FaultKind::ALL.iter().map(|k| k.name()).collect();
         if let Some(value) = k.raw(

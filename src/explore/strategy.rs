@@ -73,12 +73,13 @@ impl PlanShape {
         PlanShape {
             nodes: s
                 .protocol
-                .topology()
-                .into_iter()
-                .map(|(name, role)| ShapeNode {
-                    name,
-                    role,
-                    events: s.protocol.events(role).iter().map(|e| e.to_string()).collect(),
+                .layout()
+                .nodes()
+                .iter()
+                .map(|n| ShapeNode {
+                    name: n.name.clone(),
+                    role: n.role,
+                    events: n.events.iter().map(|e| e.to_string()).collect(),
                 })
                 .collect(),
             failover_targets: s.protocol.failover_targets(),

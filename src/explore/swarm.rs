@@ -4,7 +4,7 @@
 //! average of everything. Every draw comes from the seed's `explore` stream, and every value
 //! is a whole millisecond, so the plan renders to a scenario file exactly.
 
-use locksim_protocols::{Role, Scenario};
+use locksim_protocols::{Layout, Role, Scenario};
 use locksim_sim::rng::ChaCha8Rng;
 use locksim_sim::rng::{stream, uniform};
 use locksim_sim::{FaultAction, FaultEntry, NodeId, Trigger};
@@ -38,7 +38,7 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
         *intensity = (max >> uniform(&mut rng, 0, 2)).max(1);
     }
     let duration_ms = s.duration_ns / MS;
-    let topology = s.protocol.topology();
+    let layout = s.protocol.layout();
     let count = uniform(&mut rng, 1, u64::from(space.max_faults));
     for _ in 0..count {
         let (kind, intensity) = pick(&mut rng, &on);
@@ -51,7 +51,7 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
                 .push((node, (ppm * sign).max(locksim_sim::clock::DRIFT_PPM_MIN)));
             continue;
         }
-        let trigger = trigger(&mut rng, s, &topology, node, duration_ms);
+        let trigger = trigger(&mut rng, &layout, node, duration_ms);
         let magnitude_ms = uniform(&mut rng, 1, intensity);
         let action = match kind {
             FaultKind::Pause | FaultKind::Suspend => FaultAction::Pause {
@@ -67,7 +67,7 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
                 // Cut the chosen node, with a random share of the others, from the rest.
                 let mut side = vec![node];
                 let mut rest = Vec::new();
-                for i in 0..topology.len() as u32 {
+                for i in 0..layout.len() as u32 {
                     let other = NodeId(i);
                     if other == node {
                         continue;
@@ -97,7 +97,7 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
             FaultKind::Delay => {
                 let to = pick(
                     &mut rng,
-                    &(0..topology.len() as u32)
+                    &(0..layout.len() as u32)
                         .map(NodeId)
                         .filter(|n| *n != node)
                         .collect::<Vec<_>>(),
@@ -127,23 +127,24 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
 /// Half the entries fire at a true time, half right after an event of the struck node (or, for
 /// a node that records none, of a client) — the VOPR's trick for hitting narrow windows such
 /// as "between SETNX and EXPIRE".
-fn trigger(rng: &mut ChaCha8Rng, s: &Scenario, topology: &[(String, Role)], node: NodeId, duration_ms: u64) -> Trigger {
+fn trigger(rng: &mut ChaCha8Rng, layout: &Layout, node: NodeId, duration_ms: u64) -> Trigger {
     if uniform(rng, 0, 1) == 0 {
         return Trigger::At {
             at_ns: uniform(rng, 0, duration_ms * 3 / 4) * MS,
         };
     }
     let mut watched = node;
-    let mut events = s.protocol.events(topology[node.index()].1);
+    let mut events = layout.nodes()[node.index()].events;
     if events.is_empty() {
-        let clients: Vec<NodeId> = topology
+        let clients: Vec<NodeId> = layout
+            .nodes()
             .iter()
             .enumerate()
-            .filter(|(_, (_, r))| *r == Role::Client)
+            .filter(|(_, n)| n.role == Role::Client)
             .map(|(i, _)| NodeId(i as u32))
             .collect();
         watched = pick(rng, &clients);
-        events = s.protocol.events(Role::Client);
+        events = layout.nodes()[watched.index()].events;
     }
     Trigger::After {
         node: watched,

@@ -37,7 +37,7 @@ pub fn parse(
             });
         };
         let mut k = Knobs::new(section, Some(item.line), entries);
-        let (node, _) = topo.node(&mut k, "node", "the node whose clock this is")?;
+        let node = topo.node(&mut k, "node", "the node whose clock this is")?;
         if let Some((j, line)) = tables.iter().find(|(n, _, _)| *n == node).map(|(_, j, l)| (*j, *l)) {
             return Err(k.error(
                 "node",

@@ -100,7 +100,7 @@ fn parse_one(k: &mut Knobs, topo: &Topology, duration_ms: u64) -> Result<FaultEn
     // The fault's own node, when it has one: `after = "acquired"` refers to it.
     let own = match kind {
         Kind::Pause | Kind::Crash | Kind::Isolate | Kind::ClockJump | Kind::Failover => {
-            Some(topo.node(k, "node", "the node the fault strikes")?.0)
+            Some(topo.node(k, "node", "the node the fault strikes")?)
         }
         _ => None,
     };
@@ -131,8 +131,8 @@ fn parse_one(k: &mut Knobs, topo: &Topology, duration_ms: u64) -> Result<FaultEn
             }
         }
         Kind::Delay => FaultAction::Delay {
-            from: topo.node(k, "from", "sender")?.0,
-            to: topo.node(k, "to", "receiver")?.0,
+            from: topo.node(k, "from", "sender")?,
+            to: topo.node(k, "to", "receiver")?,
             window_ns: required_millis(k, "window_ms", 1, "messages sent within this window are delayed")?,
             extra_ns: required_millis(k, "extra_ms", 1, "added latency")?,
         },
@@ -207,14 +207,14 @@ fn trigger(k: &mut Knobs, topo: &Topology, own: Option<NodeId>, duration_ms: u64
                     None => return Err(k.error("after", "this fault has no node of its own: write `node:event`")),
                 },
             };
-            let ((node, role), event) = (node, event.to_string());
-            if !topo.events(role).contains(&event.as_str()) {
+            let event = event.to_string();
+            if !topo.events(node).contains(&event.as_str()) {
                 return Err(k.error(
                     "after",
                     format!(
                         "{} records no event \"{event}\"; its events are {}",
                         topo.name(node),
-                        topo.events(role).join(", ")
+                        topo.events(node).join(", ")
                     ),
                 ));
             }
@@ -249,7 +249,7 @@ fn partition(k: &mut Knobs, topo: &Topology) -> Result<FaultAction, KnobError> {
             let KnobValue::Str(name) = name.value else {
                 return Err(k.error("groups", "node names must be strings"));
             };
-            let (node, _) = topo.resolve(k, "groups", &name)?;
+            let node = topo.resolve(k, "groups", &name)?;
             if std::mem::replace(&mut seen[node.index()], true) {
                 return Err(k.error("groups", format!("node \"{name}\" is in two groups")));
             }

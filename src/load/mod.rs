@@ -12,10 +12,9 @@ use std::fmt;
 use std::path::Path;
 
 use locksim_protocols::knobs::{KnobEntry, KnobError, KnobValue, Knobs};
-use locksim_protocols::registry::{PROTOCOLS, find, invariant, invariants};
 use locksim_protocols::resource::ResourceConfig;
-use locksim_protocols::{Expected, Scenario};
-use locksim_sim::{FaultPlan, Invariant, Level};
+use locksim_protocols::{Expected, Model, Registry, Scenario};
+use locksim_sim::{FaultPlan, Invariant};
 use toml::de::DeTable;
 
 use crate::explore::FaultSpace;
@@ -60,8 +59,13 @@ pub struct LoadedScenario {
     pub source: String,
 }
 
-/// Reads and validates a scenario file.
+/// Reads and validates a scenario file of a built-in protocol.
 pub fn load_file(path: &Path) -> Result<LoadedScenario, LoadError> {
+    load_file_in(&Registry::builtin(), path)
+}
+
+/// Reads and validates a scenario file whose `kind` is one of `registry`'s.
+pub fn load_file_in(registry: &Registry, path: &Path) -> Result<LoadedScenario, LoadError> {
     let file = path.display().to_string();
     let source = std::fs::read_to_string(path).map_err(|e| LoadError {
         file: file.clone(),
@@ -69,7 +73,7 @@ pub fn load_file(path: &Path) -> Result<LoadedScenario, LoadError> {
         key: None,
         message: format!("cannot read the scenario file: {e}"),
     })?;
-    let (scenario, space) = parse_with_space(&file, &source)?;
+    let (scenario, space) = parse_with_space_in(registry, &file, &source)?;
     check_twins(path, &file, &source, &scenario.twins)?;
     Ok(LoadedScenario {
         scenario,
@@ -79,13 +83,23 @@ pub fn load_file(path: &Path) -> Result<LoadedScenario, LoadError> {
     })
 }
 
-/// Validates scenario text; `file` names it in errors.
+/// Validates scenario text of a built-in protocol; `file` names it in errors.
 pub fn parse_scenario(file: &str, text: &str) -> Result<Scenario, LoadError> {
-    parse_with_space(file, text).map(|(s, _)| s)
+    parse_scenario_in(&Registry::builtin(), file, text)
 }
 
-/// Validates scenario text and its fault space.
+/// Validates scenario text whose `kind` is one of `registry`'s.
+pub fn parse_scenario_in(registry: &Registry, file: &str, text: &str) -> Result<Scenario, LoadError> {
+    parse_with_space_in(registry, file, text).map(|(s, _)| s)
+}
+
+/// Validates scenario text of a built-in protocol and its fault space.
 pub fn parse_with_space(file: &str, text: &str) -> Result<(Scenario, FaultSpace), LoadError> {
+    parse_with_space_in(&Registry::builtin(), file, text)
+}
+
+/// Validates scenario text whose `kind` is one of `registry`'s, and its fault space.
+pub fn parse_with_space_in(registry: &Registry, file: &str, text: &str) -> Result<(Scenario, FaultSpace), LoadError> {
     let at = |e: KnobError| LoadError {
         file: file.to_string(),
         line: e.line,
@@ -105,7 +119,7 @@ pub fn parse_with_space(file: &str, text: &str) -> Result<(Scenario, FaultSpace)
         key: Some(b.key),
         message: b.message,
     })?;
-    read(Knobs::new("", Some(1), entries)).map_err(at)
+    read(registry, Knobs::new("", Some(1), entries)).map_err(at)
 }
 
 /// The line of each `[[fault]]` table of scenario text that loaded, in file order (the order
@@ -177,7 +191,7 @@ fn array(top: &mut Knobs, key: &str, doc: &'static str) -> Result<Vec<KnobEntry>
     }
 }
 
-fn read(mut top: Knobs) -> Result<(Scenario, FaultSpace), KnobError> {
+fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), KnobError> {
     if !top.has("name") {
         return Err(top.error("name", "missing: every scenario needs a name"));
     }
@@ -192,21 +206,21 @@ fn read(mut top: Knobs) -> Result<(Scenario, FaultSpace), KnobError> {
     let (line, entries) = section(&mut top, "protocol", "the protocol model and its knobs")?;
     let mut pk = Knobs::new("protocol", line.or(Some(1)), entries);
     if !pk.has("kind") {
-        let kinds: Vec<&str> = PROTOCOLS.iter().map(|p| p.kind).collect();
+        let kinds = registry.kinds();
         return Err(pk.error(
             "kind",
             format!("missing: [protocol] needs a kind ({})", kinds.join(", ")),
         ));
     }
     let kind = pk.text("kind", "", "the protocol model")?;
-    let spec = find(&kind).ok_or_else(|| {
-        let kinds: Vec<&str> = PROTOCOLS.iter().map(|p| p.kind).collect();
+    let spec = registry.find(&kind).ok_or_else(|| {
+        let kinds = registry.kinds();
         pk.error(
             "kind",
             format!("unknown protocol kind \"{kind}\"; known kinds: {}", kinds.join(", ")),
         )
     })?;
-    let protocol = (spec.parse)(&mut pk)?;
+    let protocol = Model::new((spec.parse)(&mut pk)?);
     pk.finish()?;
 
     let (line, entries) = section(&mut top, "resource", "the protected resource")?;
@@ -226,7 +240,7 @@ fn read(mut top: Knobs) -> Result<(Scenario, FaultSpace), KnobError> {
     }
     rk.finish()?;
 
-    let topo = Topology::of(&protocol);
+    let topo = Topology::of(&*protocol);
     let (line, entries) = section(&mut top, "network", "link latency and reordering")?;
     let mut nk = Knobs::new("network", line, entries);
     let network = network::parse(&mut nk, &topo)?;
@@ -258,7 +272,7 @@ fn read(mut top: Knobs) -> Result<(Scenario, FaultSpace), KnobError> {
     };
 
     let (line, entries) = section(&mut top, "expect", "expected verdicts")?;
-    let (expect, expect_lines) = read_expect(Knobs::new("expect", line, entries))?;
+    let (expect, expect_lines) = read_expect(&registry.invariants(), Knobs::new("expect", line, entries))?;
 
     let (line, entries) = section(
         &mut top,
@@ -266,8 +280,8 @@ fn read(mut top: Knobs) -> Result<(Scenario, FaultSpace), KnobError> {
         "the fault space `locksim explore` draws plans from",
     )?;
     let mut ek = Knobs::new("explore", line, entries);
-    let resolve = |k: &Knobs, key: &str, name: &str| topo.resolve(k, key, name).map(|(n, _)| n);
-    let space = FaultSpace::parse(&mut ek, &protocol, &resolve)?;
+    let resolve = |k: &Knobs, key: &str, name: &str| topo.resolve(k, key, name);
+    let space = FaultSpace::parse(&mut ek, &*protocol, &resolve)?;
     ek.finish()?;
     top.finish()?;
 
@@ -291,19 +305,7 @@ fn read(mut top: Knobs) -> Result<(Scenario, FaultSpace), KnobError> {
 /// Every invariant `[expect]` names must be one the protocol judges: a lock never judges
 /// `unique_ids`, so no run could meet that expectation (`explore --invariant` refuses the same).
 fn check_judged(s: &Scenario, lines: &[Option<usize>]) -> Result<(), KnobError> {
-    if s.expect.is_empty() {
-        return Ok(());
-    }
-    // Which invariants a protocol judges depends on the protocol alone, never on the run, so
-    // a run that ends as it starts tells.
-    let mut empty = s.clone();
-    empty.faults = FaultPlan::default();
-    empty.duration_ns = 0;
-    let judged: Vec<Invariant> = locksim_protocols::run(&empty, s.seed, Level::Facts)
-        .verdicts
-        .iter()
-        .map(|v| v.invariant)
-        .collect();
+    let judged = s.protocol.spec().invariants;
     for (&(invariant, _), &line) in s.expect.iter().zip(lines) {
         if !judged.contains(&invariant) {
             let ids: Vec<&str> = judged.iter().map(|i| i.id()).collect();
@@ -325,12 +327,12 @@ fn check_judged(s: &Scenario, lines: &[Option<usize>]) -> Result<(), KnobError> 
 /// The expected verdicts, with the line of each.
 type ExpectWithLines = (Vec<(Invariant, Expected)>, Vec<Option<usize>>);
 
-fn read_expect(mut k: Knobs) -> Result<ExpectWithLines, KnobError> {
-    let known = invariants();
+/// `known` are the registered models' invariants, in registry order: the order of the result.
+fn read_expect(known: &[Invariant], mut k: Knobs) -> Result<ExpectWithLines, KnobError> {
     let ids: Vec<&str> = known.iter().map(|i| i.id()).collect();
     let mut expect = Vec::new();
     let mut lines = Vec::new();
-    for id in ids.iter().copied() {
+    for (&invariant, id) in known.iter().zip(ids.iter().copied()) {
         if !k.has(id) {
             continue;
         }
@@ -345,7 +347,7 @@ fn read_expect(mut k: Knobs) -> Result<ExpectWithLines, KnobError> {
             Expected::Held,
             "the expected verdict",
         )?;
-        expect.push((invariant(id).expect("listed ids parse"), expected));
+        expect.push((invariant, expected));
     }
     k.finish().map_err(|e| KnobError {
         message: format!("unknown invariant; known invariants: {}", ids.join(", ")),

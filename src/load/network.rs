@@ -57,8 +57,8 @@ pub fn parse(k: &mut Knobs, topo: &Topology) -> Result<NetworkConfig, KnobError>
                     });
                 };
                 let mut lk = Knobs::new(section, Some(item.line), entries);
-                let (from, _) = topo.node(&mut lk, "from", "one end")?;
-                let (to, _) = topo.node(&mut lk, "to", "the other end")?;
+                let from = topo.node(&mut lk, "from", "one end")?;
+                let to = topo.node(&mut lk, "to", "the other end")?;
                 let ns_ms = |ns: u64| ns / 1_000_000;
                 let l = latency(&mut lk, (ns_ms(default.min_ns), ns_ms(default.max_ns)))?;
                 let both_ways = lk.bool("both_ways", true, "the same latency from `to` back to `from`")?;

@@ -10,20 +10,43 @@ pub mod msg;
 pub mod obs;
 pub mod server;
 
+use crate::lock::LockSetup;
+use crate::lock::check_lock;
+use crate::lock::obs::RESOURCE_EVENTS;
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
 use crate::knobs::{KnobError, Knobs};
-use crate::lock::{LockSetup, check_lock};
+use crate::layout::{Layout, Role};
+use crate::lock::check::LOCK_INVARIANTS;
 use crate::lock_client::{ClientConfig, FencingTokens};
-use crate::protocol::Protocol;
+use crate::protocol::{Protocol, ProtocolSpec};
 use crate::redis::{MAX_CLIENTS, parse_liveness_window};
-use crate::registry::{Outcome, run_world};
 use crate::resource::{Resource, ResourceKind};
-use crate::scenario::{ProtocolConfig, Role, Scenario};
+use crate::runner::{Outcome, run_world};
+use crate::scenario::Scenario;
 use client::{EtcdClient, EtcdClientConfig, SessionDeadline};
 use msg::Msg;
 use obs::EtcdObs;
 use server::{Commit, EtcdServer, ServerConfig};
+
+pub static SPEC: ProtocolSpec = ProtocolSpec {
+    kind: "etcd-lease",
+    summary: "a Raft-replicated store with leases: the clientv3 Mutex recipe, revision fencing tokens, an optional counter inside the store (etcd-txn)",
+    parse: EtcdLease::parse,
+    invariants: LOCK_INVARIANTS,
+    protections: &[
+        "protocol.fencing_tokens",
+        "protocol.deadline_check",
+        // The recipe's own-key check (issue 11456), majority commit, the session deadline
+        // counted from the send, the counter's place.
+        "protocol.waiter_recheck",
+        "protocol.commit",
+        "protocol.session_deadline",
+        "resource.kind",
+        "resource.fencing",
+        "resource.persist_max_fence",
+    ],
+};
 
 /// `kind = "etcd-lease"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,7 +62,7 @@ pub struct EtcdLease {
 }
 
 impl EtcdLease {
-    pub fn parse(k: &mut Knobs) -> Result<ProtocolConfig, KnobError> {
+    pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
         let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of lock clients client-0..")? as u32;
         let servers = k.uint(
             "servers",
@@ -100,7 +123,7 @@ impl EtcdLease {
             ));
         }
         let liveness_window_ns = parse_liveness_window(k, client.ttl_ns)?;
-        Ok(ProtocolConfig::EtcdLease(EtcdLease {
+        Ok(Box::new(EtcdLease {
             clients,
             servers,
             client,
@@ -112,43 +135,47 @@ impl EtcdLease {
         }))
     }
 
+    /// The nodes: the clients, the members, the resource.
+    fn declare(&self) -> (Layout, EtcdNodes) {
+        let mut layout = Layout::default();
+        let clients = layout.group("client", self.clients, Role::Client, obs::CLIENT_EVENTS);
+        let servers = layout.group("server", self.servers, Role::Server, obs::SERVER_EVENTS);
+        let resource = layout.one("resource", Role::Resource, RESOURCE_EVENTS);
+        let nodes = EtcdNodes {
+            clients,
+            servers,
+            resource,
+        };
+        (layout, nodes)
+    }
+
     pub fn build(&self, s: &Scenario) -> (Vec<NodeSetup<EtcdNode>>, LockSetup) {
-        let (n, m) = (self.clients, self.servers);
-        let clients: Vec<NodeId> = (0..n).map(NodeId).collect();
-        let servers: Vec<NodeId> = (n..n + m).map(NodeId).collect();
-        let resource = NodeId(n + m);
+        let (
+            layout,
+            EtcdNodes {
+                clients,
+                servers,
+                resource,
+            },
+        ) = self.declare();
         let etcd = EtcdClientConfig {
             keepalive_ns: self.keepalive_ns,
             waiter_recheck: self.waiter_recheck,
             session_deadline: self.session_deadline,
             txn_resource: s.resource.kind == ResourceKind::EtcdTxn,
         };
-        let mut nodes: Vec<NodeSetup<EtcdNode>> = clients
-            .iter()
-            .map(|&c| NodeSetup {
-                name: format!("client-{}", c.0),
-                clock: s.clock_of(c),
-                model: EtcdNode::Client(EtcdClient::new(
-                    self.client,
-                    etcd,
-                    u64::from(c.0),
-                    servers.clone(),
-                    resource,
-                )),
-            })
-            .collect();
-        for (i, &server) in servers.iter().enumerate() {
-            nodes.push(NodeSetup {
-                name: format!("server-{i}"),
-                clock: s.clock_of(server),
-                model: EtcdNode::Server(EtcdServer::new(self.server, i, servers.clone())),
-            });
+        let mut nodes = layout.setups(|node| s.clock_of(node));
+        for (i, &c) in clients.iter().enumerate() {
+            let client = EtcdClient::new(self.client, etcd, i as u64, servers.clone(), resource);
+            nodes.add(c, EtcdNode::Client(client));
         }
-        nodes.push(NodeSetup {
-            name: "resource".into(),
-            clock: s.clock_of(resource),
-            model: EtcdNode::Resource(Resource::new(s.resource)),
-        });
+        for (i, &server) in servers.iter().enumerate() {
+            nodes.add(
+                server,
+                EtcdNode::Server(EtcdServer::new(self.server, i, servers.clone())),
+            );
+        }
+        nodes.add(resource, EtcdNode::Resource(Resource::new(s.resource)));
         let setup = LockSetup {
             clients,
             servers,
@@ -156,30 +183,24 @@ impl EtcdLease {
             newest_serves_alone: self.server.commit == Commit::Majority,
             liveness_window_ns: self.liveness_window_ns,
         };
-        (nodes, setup)
+        (nodes.finish(), setup)
     }
 }
 
+/// The etcd world's nodes, by what they are.
+struct EtcdNodes {
+    clients: Vec<NodeId>,
+    servers: Vec<NodeId>,
+    resource: NodeId,
+}
+
 impl Protocol for EtcdLease {
-    fn kind(&self) -> &'static str {
-        "etcd-lease"
+    fn spec(&self) -> &'static ProtocolSpec {
+        &SPEC
     }
 
-    fn topology(&self) -> Vec<(String, Role)> {
-        let mut nodes: Vec<(String, Role)> = (0..self.clients)
-            .map(|i| (format!("client-{i}"), Role::Client))
-            .collect();
-        nodes.extend((0..self.servers).map(|i| (format!("server-{i}"), Role::Server)));
-        nodes.push(("resource".into(), Role::Resource));
-        nodes
-    }
-
-    fn events(&self, role: Role) -> &'static [&'static str] {
-        match role {
-            Role::Client => obs::CLIENT_EVENTS,
-            Role::Server => obs::SERVER_EVENTS,
-            Role::Resource => crate::lock::obs::RESOURCE_EVENTS,
-        }
+    fn layout(&self) -> Layout {
+        self.declare().0
     }
 
     fn failover_targets(&self) -> Vec<String> {

@@ -7,18 +7,42 @@ pub mod min_replicas;
 pub mod server;
 pub mod store;
 
+use crate::lock::LockSetup;
+use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
 use locksim_sim::{Level, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
-use crate::lock::LockSetup;
+use crate::layout::{Layout, Role};
+use crate::lock::check::LOCK_INVARIANTS;
 use crate::lock_client::{ClientConfig, ElapsedClock, FencingTokens, LockClient, LockService};
-use crate::lock_world::{LockNode, lock_events, run_lock_world};
-use crate::protocol::Protocol;
-use crate::registry::Outcome;
+use crate::lock_world::{LockNode, run_lock_world};
+use crate::protocol::{Protocol, ProtocolSpec};
 use crate::resource::Resource;
-use crate::scenario::{Role, Scenario};
+use crate::runner::Outcome;
+use crate::scenario::Scenario;
 use min_replicas::MinReplicasConfig;
 use server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
+
+pub static SPEC: ProtocolSpec = ProtocolSpec {
+    kind: "single-redis",
+    summary: "one Redis (optionally with async replicas, failover and min-replicas-to-write): SET NX PX lock, compare-and-delete release, optional renewal and INCR fencing tokens",
+    parse: SingleRedis::parse,
+    invariants: LOCK_INVARIANTS,
+    protections: &[
+        "protocol.fencing_tokens",
+        "protocol.release",
+        "protocol.acquire",
+        "protocol.renew",
+        "protocol.deadline_check",
+        "protocol.server_clock",
+        "protocol.persistence",
+        "protocol.delayed_restart_ms",
+        // Redis replication: a primary refuses writes without enough recently acked replicas.
+        "protocol.min_replicas_to_write",
+        "resource.fencing",
+        "resource.persist_max_fence",
+    ],
+};
 
 /// `kind = "single-redis"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,7 +103,7 @@ pub fn parse_liveness_window(k: &mut Knobs, ttl_ns: u64) -> Result<u64, KnobErro
 }
 
 impl SingleRedis {
-    pub fn parse(k: &mut Knobs) -> Result<crate::ProtocolConfig, KnobError> {
+    pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
         let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of lock clients client-0..")? as u32;
         let tokens = [("none", FencingTokens::None), ("incr", FencingTokens::Incr)];
         let client = ClientConfig::parse(k, &tokens, "retry_ms", true)?;
@@ -127,7 +151,7 @@ impl SingleRedis {
             return Err(k.error("min_replicas_max_lag", "has no effect without min_replicas_to_write"));
         }
         let liveness_window_ns = parse_liveness_window(k, client.ttl_ns)?;
-        Ok(crate::ProtocolConfig::SingleRedis(SingleRedis {
+        Ok(Box::new(SingleRedis {
             clients,
             client,
             server,
@@ -137,23 +161,33 @@ impl SingleRedis {
         }))
     }
 
-    fn nodes(&self) -> Vec<(String, Role)> {
-        let mut nodes: Vec<(String, Role)> = (0..self.clients)
-            .map(|i| (format!("client-{i}"), Role::Client))
-            .collect();
-        nodes.push(("server-0".into(), Role::Server));
-        nodes.extend((0..self.replicas).map(|i| (format!("replica-{i}"), Role::Server)));
-        nodes.push(("resource".into(), Role::Resource));
-        nodes
+    /// The nodes: the clients, the primary, its replicas, the resource.
+    fn declare(&self) -> (Layout, RedisNodes) {
+        let mut layout = Layout::default();
+        let clients = layout.group("client", self.clients, Role::Client, CLIENT_EVENTS);
+        let server = layout.one("server-0", Role::Server, SERVER_EVENTS);
+        let replicas = layout.group("replica", self.replicas, Role::Server, SERVER_EVENTS);
+        let resource = layout.one("resource", Role::Resource, RESOURCE_EVENTS);
+        let nodes = RedisNodes {
+            clients,
+            server,
+            replicas,
+            resource,
+        };
+        (layout, nodes)
     }
 
     /// The world's nodes and what the checkers need to know about them.
     pub fn build(&self, s: &Scenario) -> (Vec<NodeSetup<LockNode>>, LockSetup) {
-        let n = self.clients;
-        let server = NodeId(n);
-        let replicas: Vec<NodeId> = (n + 1..n + 1 + self.replicas).map(NodeId).collect();
-        let resource = NodeId(n + 1 + self.replicas);
-        let clients: Vec<NodeId> = (0..n).map(NodeId).collect();
+        let (
+            layout,
+            RedisNodes {
+                clients,
+                server,
+                replicas,
+                resource,
+            },
+        ) = self.declare();
         let service = LockService {
             servers: vec![server],
             quorum: 1,
@@ -167,23 +201,14 @@ impl SingleRedis {
             counter: None,
             resource,
         };
-        let mut nodes: Vec<NodeSetup<LockNode>> = clients
-            .iter()
-            .map(|&c| NodeSetup {
-                name: format!("client-{}", c.0),
-                clock: s.clock_of(c),
-                model: LockNode::Client(LockClient::new(self.client, u64::from(c.0), service.clone())),
-            })
-            .collect();
+        let mut nodes = layout.setups(|node| s.clock_of(node));
+        for (i, &c) in clients.iter().enumerate() {
+            let client = LockClient::new(self.client, i as u64, service.clone());
+            nodes.add(c, LockNode::Client(client));
+        }
         let lag_ns = self.replication_lag_ns;
-        nodes.push(NodeSetup {
-            name: "server-0".into(),
-            clock: s.clock_of(server),
-            model: LockNode::Redis(
-                RedisServer::new(self.server, RedisRole::Primary, clients.clone())
-                    .with_replicas(replicas.clone(), lag_ns),
-            ),
-        });
+        let primary = RedisServer::new(self.server, RedisRole::Primary, clients.clone());
+        nodes.add(server, LockNode::Redis(primary.with_replicas(replicas.clone(), lag_ns)));
         for (i, &replica) in replicas.iter().enumerate() {
             let model = RedisServer::new(self.server, RedisRole::Replica { primary: server }, clients.clone());
             let model = if i == 0 {
@@ -191,17 +216,9 @@ impl SingleRedis {
             } else {
                 model
             };
-            nodes.push(NodeSetup {
-                name: format!("replica-{i}"),
-                clock: s.clock_of(replica),
-                model: LockNode::Redis(model),
-            });
+            nodes.add(replica, LockNode::Redis(model));
         }
-        nodes.push(NodeSetup {
-            name: "resource".into(),
-            clock: s.clock_of(resource),
-            model: LockNode::Resource(Resource::new(s.resource)),
-        });
+        nodes.add(resource, LockNode::Resource(Resource::new(s.resource)));
         let setup = LockSetup {
             clients,
             servers: std::iter::once(server).chain(replicas).collect(),
@@ -209,21 +226,25 @@ impl SingleRedis {
             newest_serves_alone: false,
             liveness_window_ns: self.liveness_window_ns,
         };
-        (nodes, setup)
+        (nodes.finish(), setup)
     }
 }
 
+/// The single Redis world's nodes, by what they are.
+struct RedisNodes {
+    clients: Vec<NodeId>,
+    server: NodeId,
+    replicas: Vec<NodeId>,
+    resource: NodeId,
+}
+
 impl Protocol for SingleRedis {
-    fn kind(&self) -> &'static str {
-        "single-redis"
+    fn spec(&self) -> &'static ProtocolSpec {
+        &SPEC
     }
 
-    fn topology(&self) -> Vec<(String, Role)> {
-        self.nodes()
-    }
-
-    fn events(&self, role: Role) -> &'static [&'static str] {
-        lock_events(role)
+    fn layout(&self) -> Layout {
+        self.declare().0
     }
 
     fn failover_targets(&self) -> Vec<String> {

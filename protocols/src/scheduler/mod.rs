@@ -14,9 +14,10 @@ pub mod worker;
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
 use crate::knobs::{KnobError, Knobs};
-use crate::protocol::Protocol;
-use crate::registry::{Outcome, run_world};
-use crate::scenario::{ProtocolConfig, Role, Scenario};
+use crate::layout::{Layout, Role};
+use crate::protocol::{Protocol, ProtocolSpec};
+use crate::runner::{Outcome, run_world};
+use crate::scenario::Scenario;
 use database::Database;
 use instance::{Instance, InstanceConfig};
 use obs::{SCHEDULER_EVENTS, STORE_EVENTS, SchedMsg, SchedObs, WORKER_EVENTS};
@@ -28,6 +29,15 @@ const MAX_WORKERS: u64 = 64;
 const HOUR_MS: u64 = 3_600_000;
 /// Thirty days: the cap on periods.
 const MAX_MS: u64 = 30 * 24 * HOUR_MS;
+
+pub static SPEC: ProtocolSpec = ProtocolSpec {
+    kind: "scheduler",
+    summary: "scheduler instances firing (job, slot) by their own clocks, workers running the effect against a job store; dedup by the (job, slot) key in the effect's transaction, a done-mark written after it, or none",
+    parse: Scheduler::parse,
+    invariants: check::SCHEDULER_INVARIANTS,
+    // The (job, slot) key in the effect's transaction, a done-mark, or nothing.
+    protections: &["protocol.dedup"],
+};
 
 /// `kind = "scheduler"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,7 +52,7 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    pub fn parse(k: &mut Knobs) -> Result<ProtocolConfig, KnobError> {
+    pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
         let schedulers = k.uint(
             "schedulers",
             3,
@@ -95,7 +105,7 @@ impl Scheduler {
             HOUR_MS,
             "how long a worker waits for the store before dropping the job",
         )?;
-        Ok(ProtocolConfig::Scheduler(Scheduler {
+        Ok(Box::new(Scheduler {
             schedulers,
             clients,
             period_ns,
@@ -106,13 +116,18 @@ impl Scheduler {
         }))
     }
 
-    fn nodes(&self) -> Vec<(String, Role)> {
-        let mut nodes: Vec<(String, Role)> = (0..self.clients)
-            .map(|i| (format!("client-{i}"), Role::Client))
-            .collect();
-        nodes.extend((0..self.schedulers).map(|i| (format!("server-{i}"), Role::Server)));
-        nodes.push(("resource".into(), Role::Resource));
-        nodes
+    /// The nodes: the workers, the scheduler instances, the job store.
+    fn declare(&self) -> (Layout, SchedNodes) {
+        let mut layout = Layout::default();
+        let workers = layout.group("client", self.clients, Role::Client, WORKER_EVENTS);
+        let instances = layout.group("server", self.schedulers, Role::Server, SCHEDULER_EVENTS);
+        let store = layout.one("resource", Role::Resource, STORE_EVENTS);
+        let nodes = SchedNodes {
+            workers,
+            instances,
+            store,
+        };
+        (layout, nodes)
     }
 
     /// How long after firing a slot may still be unrun: its instances' whole retry window.
@@ -121,54 +136,49 @@ impl Scheduler {
     }
 
     pub fn build(&self, s: &Scenario) -> Vec<NodeSetup<SchedNode>> {
-        let (n, m) = (self.clients, self.schedulers);
-        let workers: Vec<NodeId> = (0..n).map(NodeId).collect();
-        let store = NodeId(n + m);
-        let mut nodes: Vec<NodeSetup<SchedNode>> = workers
-            .iter()
-            .map(|&w| NodeSetup {
-                name: format!("client-{}", w.0),
-                clock: s.clock_of(w),
-                model: SchedNode::Worker(Worker::new(self.dedup, store, self.request_timeout_ns)),
-            })
-            .collect();
+        let (
+            layout,
+            SchedNodes {
+                workers,
+                instances,
+                store,
+            },
+        ) = self.declare();
+        let mut nodes = layout.setups(|node| s.clock_of(node));
+        for &w in &workers {
+            nodes.add(
+                w,
+                SchedNode::Worker(Worker::new(self.dedup, store, self.request_timeout_ns)),
+            );
+        }
         let cfg = InstanceConfig {
             period_ns: self.period_ns,
             retry_ns: self.retry_ns,
             max_attempts: self.max_attempts,
             workers,
         };
-        for i in 0..m {
-            nodes.push(NodeSetup {
-                name: format!("server-{i}"),
-                clock: s.clock_of(NodeId(n + i)),
-                model: SchedNode::Instance(Instance::new(cfg.clone())),
-            });
+        for &i in &instances {
+            nodes.add(i, SchedNode::Instance(Instance::new(cfg.clone())));
         }
-        nodes.push(NodeSetup {
-            name: "resource".into(),
-            clock: s.clock_of(store),
-            model: SchedNode::Database(Database::default()),
-        });
-        nodes
+        nodes.add(store, SchedNode::Database(Database::default()));
+        nodes.finish()
     }
 }
 
+/// The scheduler world's nodes, by what they are.
+struct SchedNodes {
+    workers: Vec<NodeId>,
+    instances: Vec<NodeId>,
+    store: NodeId,
+}
+
 impl Protocol for Scheduler {
-    fn kind(&self) -> &'static str {
-        "scheduler"
+    fn spec(&self) -> &'static ProtocolSpec {
+        &SPEC
     }
 
-    fn topology(&self) -> Vec<(String, Role)> {
-        self.nodes()
-    }
-
-    fn events(&self, role: Role) -> &'static [&'static str] {
-        match role {
-            Role::Client => WORKER_EVENTS,
-            Role::Server => SCHEDULER_EVENTS,
-            Role::Resource => STORE_EVENTS,
-        }
+    fn layout(&self) -> Layout {
+        self.declare().0
     }
 
     fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {

@@ -17,9 +17,10 @@ pub mod store;
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
 use crate::knobs::{KnobError, Knobs};
-use crate::protocol::Protocol;
-use crate::registry::{Outcome, run_world};
-use crate::scenario::{ProtocolConfig, Role, Scenario};
+use crate::layout::{Layout, Role};
+use crate::protocol::{Protocol, ProtocolSpec};
+use crate::runner::{Outcome, run_world};
+use crate::scenario::Scenario;
 use app::{AppConfig, AppServer};
 use obs::{APP_EVENTS, STORE_EVENTS, SessionMsg, SessionObs};
 use server::StoreServer;
@@ -31,6 +32,16 @@ const MAX_CLIENTS: u64 = 64;
 const HOUR_MS: u64 = 3_600_000;
 /// Thirty days: the cap on instants and deadlines.
 const MAX_MS: u64 = 30 * 24 * HOUR_MS;
+
+pub static SPEC: ProtocolSpec = ProtocolSpec {
+    kind: "session-cas",
+    summary: "a shared session store (server-0) and app servers that read, work and save it; save by version CAS or last-write-wins, logout = revoke + version bump, idle refresh capped at the absolute deadline or not, expiry checked at read or left to a lazy cleanup",
+    parse: SessionCas::parse,
+    invariants: check::SESSION_INVARIANTS,
+    // The version CAS save, the capped idle refresh, the expiry check at read time (instead of
+    // trusting the lazy cleanup).
+    protections: &["protocol.save", "protocol.refresh", "protocol.read_checks_expiry"],
+};
 
 /// `kind = "session-cas"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,7 +67,7 @@ fn optional_millis(k: &mut Knobs, key: &str, doc: &'static str) -> Result<Option
 }
 
 impl SessionCas {
-    pub fn parse(k: &mut Knobs) -> Result<ProtocolConfig, KnobError> {
+    pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
         let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of app servers client-0..")? as u32;
         let request_every_ns = k.millis(
             "request_every_ms",
@@ -133,7 +144,7 @@ impl SessionCas {
             MAX_MS,
             "the store's lazy cleanup deletes expired records this often (0 = never)",
         )?;
-        Ok(ProtocolConfig::SessionCas(SessionCas {
+        Ok(Box::new(SessionCas {
             clients,
             request_every_ns,
             request_ns,
@@ -151,60 +162,48 @@ impl SessionCas {
         }))
     }
 
-    fn nodes(&self) -> Vec<(String, Role)> {
-        let mut nodes: Vec<(String, Role)> = (0..self.clients)
-            .map(|i| (format!("client-{i}"), Role::Client))
-            .collect();
-        nodes.push(("server-0".into(), Role::Server));
-        nodes
+    /// The nodes: the app servers, then the store.
+    fn declare(&self) -> (Layout, Vec<NodeId>, NodeId) {
+        let mut layout = Layout::default();
+        let apps = layout.group("client", self.clients, Role::Client, APP_EVENTS);
+        let store = layout.one("server-0", Role::Server, STORE_EVENTS);
+        (layout, apps, store)
     }
 
     /// The world's nodes: app servers, spread evenly over each request period, then the store.
     pub fn build(&self, s: &Scenario) -> Vec<NodeSetup<SessionNode>> {
+        let (layout, apps, store) = self.declare();
         let n = u64::from(self.clients);
-        let store = NodeId(self.clients);
-        let mut nodes: Vec<NodeSetup<SessionNode>> = (0..self.clients)
-            .map(|i| {
-                let first = self.login_at_ns + (2 * u64::from(i) + 1) * self.request_every_ns / (2 * n);
-                let cfg = AppConfig {
-                    first_request_ns: first,
-                    request_every_ns: self.request_every_ns,
-                    request_ns: self.request_ns,
-                    request_timeout_ns: self.request_timeout_ns,
-                    login_at_ns: (i == 0).then_some(self.login_at_ns),
-                    logout_at_ns: self.logout_at_ns.filter(|_| i == 0),
-                };
-                NodeSetup {
-                    name: format!("client-{i}"),
-                    clock: s.clock_of(NodeId(i)),
-                    model: SessionNode::App(AppServer::new(cfg, store)),
-                }
-            })
-            .collect();
-        nodes.push(NodeSetup {
-            name: "server-0".into(),
-            clock: s.clock_of(store),
-            model: SessionNode::Store(StoreServer::new(SessionStore::new(self.policy), self.cleanup_every_ns)),
-        });
-        nodes
+        let mut nodes = layout.setups(|node| s.clock_of(node));
+        for (i, &app) in apps.iter().enumerate() {
+            let i = i as u64;
+            let first = self.login_at_ns + (2 * i + 1) * self.request_every_ns / (2 * n);
+            let cfg = AppConfig {
+                first_request_ns: first,
+                request_every_ns: self.request_every_ns,
+                request_ns: self.request_ns,
+                request_timeout_ns: self.request_timeout_ns,
+                login_at_ns: (i == 0).then_some(self.login_at_ns),
+                logout_at_ns: self.logout_at_ns.filter(|_| i == 0),
+            };
+            nodes.add(app, SessionNode::App(AppServer::new(cfg, store)));
+        }
+        let sessions = SessionStore::new(self.policy);
+        nodes.add(
+            store,
+            SessionNode::Store(StoreServer::new(sessions, self.cleanup_every_ns)),
+        );
+        nodes.finish()
     }
 }
 
 impl Protocol for SessionCas {
-    fn kind(&self) -> &'static str {
-        "session-cas"
+    fn spec(&self) -> &'static ProtocolSpec {
+        &SPEC
     }
 
-    fn topology(&self) -> Vec<(String, Role)> {
-        self.nodes()
-    }
-
-    fn events(&self, role: Role) -> &'static [&'static str] {
-        match role {
-            Role::Client => APP_EVENTS,
-            Role::Server => STORE_EVENTS,
-            Role::Resource => &[],
-        }
+    fn layout(&self) -> Layout {
+        self.declare().0
     }
 
     fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {

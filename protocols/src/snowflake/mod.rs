@@ -16,10 +16,11 @@ use locksim_sim::{Level, NodeId, NodeSetup};
 
 use crate::ids::check_ids;
 use crate::knobs::{KnobError, Knobs};
-use crate::protocol::Protocol;
+use crate::layout::{Layout, Role};
+use crate::protocol::{Protocol, ProtocolSpec};
 use crate::redis::MAX_CLIENTS;
-use crate::registry::{Outcome, run_world};
-use crate::scenario::{ProtocolConfig, Role, Scenario};
+use crate::runner::{Outcome, run_world};
+use crate::scenario::Scenario;
 use generator::{Generator, GeneratorConfig, NodeIds, Rollback};
 use id::{MAX_MS, NODE_IDS, SEQUENCES_PER_MS};
 use node_lease::NodeLeaseServer;
@@ -27,13 +28,34 @@ use obs::{GENERATOR_EVENTS, LEASE_SERVER_EVENTS};
 use sequencer::Overflow;
 use world::IdNode;
 
+pub static SPEC: ProtocolSpec = ProtocolSpec {
+    kind: "snowflake",
+    summary: "Snowflake ID generators: 41-bit ms since epoch_ms (own wall clock), 10-bit node ID (static or leased from server-0), 12-bit sequence; rollback, overflow and restart policies",
+    parse: Snowflake::parse,
+    invariants: crate::ids::ID_INVARIANTS,
+    // The rollback policy, the last ms on disk, the sequence overflow.
+    protections: &[
+        "protocol.rollback",
+        "protocol.persist_last_ms",
+        "protocol.sequence_overflow",
+    ],
+};
+
 /// `kind = "snowflake"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snowflake {
     pub clients: u32,
     pub generator: GeneratorConfig,
-    /// With leased node IDs: how many IDs the server's pool has.
-    pub node_id_pool: Option<u16>,
+    /// Node IDs leased from `server-0` (absent: static, client-i is node i).
+    pub node_lease: Option<NodeLease>,
+}
+
+/// The node-ID lease server's knobs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct NodeLease {
+    /// How many IDs the server's pool has.
+    pub pool: u16,
+    pub ttl_ns: u64,
 }
 
 /// An hour: the cap on the lease TTL and the stagger.
@@ -47,7 +69,7 @@ const MAX_RATE_PER_MS: u64 = 2 * SEQUENCES_PER_MS as u64;
 const MAX_BURST: u64 = 1_000_000;
 
 impl Snowflake {
-    pub fn parse(k: &mut Knobs) -> Result<ProtocolConfig, KnobError> {
+    pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
         let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of ID generators client-0..")? as u32;
         let rate_per_ms = k.uint(
             "rate_per_ms",
@@ -141,15 +163,7 @@ impl Snowflake {
             HOUR_MS,
             "client-i starts at i x this, so stories start in a known order",
         )?;
-        let node_ids = if leased {
-            NodeIds::Leased {
-                server: NodeId(clients),
-                ttl_ns,
-            }
-        } else {
-            NodeIds::Static
-        };
-        Ok(ProtocolConfig::Snowflake(Snowflake {
+        Ok(Box::new(Snowflake {
             clients,
             generator: GeneratorConfig {
                 rate_per_ms,
@@ -159,58 +173,54 @@ impl Snowflake {
                 rollback,
                 overflow,
                 persist_last_ms,
-                node_ids,
                 start_stagger_ns,
             },
-            node_id_pool: leased.then_some(pool),
+            node_lease: leased.then_some(NodeLease { pool, ttl_ns }),
         }))
     }
 
-    fn nodes(&self) -> Vec<(String, Role)> {
-        let mut nodes: Vec<(String, Role)> = (0..self.clients)
-            .map(|i| (format!("client-{i}"), Role::Client))
-            .collect();
-        if self.node_id_pool.is_some() {
-            nodes.push(("server-0".into(), Role::Server));
-        }
-        nodes
+    /// The nodes: the generators, then the lease server `server-0` when node IDs are leased
+    /// (a group of none otherwise, which still documents its events).
+    fn declare(&self) -> (Layout, Vec<NodeId>, Option<NodeId>) {
+        let mut layout = Layout::default();
+        let generators = layout.group("client", self.clients, Role::Client, GENERATOR_EVENTS);
+        let leasing = u32::from(self.node_lease.is_some());
+        let lease_server = layout.group("server", leasing, Role::Server, LEASE_SERVER_EVENTS);
+        (layout, generators, lease_server.first().copied())
     }
 
     /// The world's nodes: the generators, then the lease server when node IDs are leased.
     pub fn build(&self, s: &Scenario) -> Vec<NodeSetup<IdNode>> {
-        let mut nodes: Vec<NodeSetup<IdNode>> = (0..self.clients)
-            .map(|i| NodeSetup {
-                name: format!("client-{i}"),
-                clock: s.clock_of(NodeId(i)),
-                model: IdNode::Generator(Box::new(Generator::new(self.generator, i as u16))),
-            })
-            .collect();
-        if let (Some(pool), NodeIds::Leased { server, ttl_ns }) = (self.node_id_pool, self.generator.node_ids) {
-            nodes.push(NodeSetup {
-                name: "server-0".into(),
-                clock: s.clock_of(server),
-                model: IdNode::LeaseServer(NodeLeaseServer::new(pool, ttl_ns)),
-            });
+        let (layout, generators, lease_server) = self.declare();
+        let node_ids = match (self.node_lease, lease_server) {
+            (Some(lease), Some(server)) => NodeIds::Leased {
+                server,
+                ttl_ns: lease.ttl_ns,
+            },
+            _ => NodeIds::Static,
+        };
+        let mut nodes = layout.setups(|node| s.clock_of(node));
+        for (i, &g) in generators.iter().enumerate() {
+            let generator = Generator::new(self.generator, i as u16, node_ids);
+            nodes.add(g, IdNode::Generator(Box::new(generator)));
         }
-        nodes
+        if let (Some(lease), Some(server)) = (self.node_lease, lease_server) {
+            nodes.add(
+                server,
+                IdNode::LeaseServer(NodeLeaseServer::new(lease.pool, lease.ttl_ns)),
+            );
+        }
+        nodes.finish()
     }
 }
 
 impl Protocol for Snowflake {
-    fn kind(&self) -> &'static str {
-        "snowflake"
+    fn spec(&self) -> &'static ProtocolSpec {
+        &SPEC
     }
 
-    fn topology(&self) -> Vec<(String, Role)> {
-        self.nodes()
-    }
-
-    fn events(&self, role: Role) -> &'static [&'static str] {
-        match role {
-            Role::Client => GENERATOR_EVENTS,
-            Role::Server => LEASE_SERVER_EVENTS,
-            Role::Resource => &[],
-        }
+    fn layout(&self) -> Layout {
+        self.declare().0
     }
 
     fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {

@@ -10,7 +10,7 @@ use crate::snowflake::world::{IdCtx, Msg};
 
 impl Generator {
     pub(super) fn lease_ttl_ns(&self) -> Option<u64> {
-        match self.cfg.node_ids {
+        match self.node_ids {
             NodeIds::Static => None,
             NodeIds::Leased { ttl_ns, .. } => Some(ttl_ns),
         }
@@ -54,7 +54,7 @@ impl Generator {
     }
 
     pub(super) fn request_lease(&mut self, ctx: &mut IdCtx<'_>) {
-        let (server, ttl_ns) = match self.cfg.node_ids {
+        let (server, ttl_ns) = match self.node_ids {
             NodeIds::Leased { server, ttl_ns } => (server, ttl_ns),
             NodeIds::Static => return,
         };
@@ -68,7 +68,7 @@ impl Generator {
     }
 
     pub(super) fn renew(&mut self, ctx: &mut IdCtx<'_>) {
-        let NodeIds::Leased { server, ttl_ns } = self.cfg.node_ids else {
+        let NodeIds::Leased { server, ttl_ns } = self.node_ids else {
             return;
         };
         if ctx.mono_ns() >= self.deadline_mono_ns {

@@ -56,7 +56,6 @@ pub struct GeneratorConfig {
     pub rollback: Rollback,
     pub overflow: Overflow,
     pub persist_last_ms: bool,
-    pub node_ids: NodeIds,
     /// client-i starts at i x this, so that stories start in a known order.
     pub start_stagger_ns: u64,
 }
@@ -77,6 +76,7 @@ const RENEW: TimerTag = 4;
 pub struct Generator {
     cfg: GeneratorConfig,
     index: u16,
+    node_ids: NodeIds,
     // ---- outlives a crash ----
     /// The last ID's millisecond as written to disk (only with `persist_last_ms`).
     disk_last_ms: Option<u64>,
@@ -104,10 +104,11 @@ pub struct Generator {
 }
 
 impl Generator {
-    pub fn new(cfg: GeneratorConfig, index: u16) -> Self {
+    pub fn new(cfg: GeneratorConfig, index: u16, node_ids: NodeIds) -> Self {
         Generator {
             cfg,
             index,
+            node_ids,
             disk_last_ms: None,
             started_before: false,
             burst_done: false,
@@ -145,7 +146,7 @@ impl Generator {
 
     /// The process dies: everything but its disk is gone.
     pub fn on_crash(&mut self) {
-        let fresh = Generator::new(self.cfg, self.index);
+        let fresh = Generator::new(self.cfg, self.index, self.node_ids);
         *self = Generator {
             disk_last_ms: self.disk_last_ms,
             started_before: self.started_before,
@@ -156,7 +157,7 @@ impl Generator {
 
     pub fn on_timer(&mut self, ctx: &mut IdCtx<'_>, tag: TimerTag) {
         match tag {
-            START => match self.cfg.node_ids {
+            START => match self.node_ids {
                 NodeIds::Static => {
                     self.node_id = Some(self.index);
                     self.start_ticking(ctx);

@@ -16,7 +16,6 @@ fn cfg() -> GeneratorConfig {
         rollback: Rollback::Reject,
         overflow: Overflow::Wait,
         persist_last_ms: false,
-        node_ids: NodeIds::Static,
         start_stagger_ns: 0,
     }
 }
@@ -44,7 +43,7 @@ fn ids(effects: &[Effect<Msg, IdObs>]) -> Vec<SnowflakeId> {
 /// 4096 IDs in ms 10, then a wait timer to the very start of ms 11, where the rest go.
 #[test]
 fn a_burst_fills_its_millisecond_then_waits_exactly_until_the_next() {
-    let mut g = Generator::new(cfg(), 3);
+    let mut g = Generator::new(cfg(), 3, NodeIds::Static);
     let now_ns = 10 * NS_PER_MS + 250_000;
     let effects = step(&mut g, now_ns, |g, ctx| g.on_timer(ctx, START));
     let first = ids(&effects);
@@ -98,6 +97,7 @@ fn a_crash_keeps_the_last_ms_only_when_persisted() {
                 ..cfg()
             },
             0,
+            NodeIds::Static,
         );
         step(&mut g, 0, |g, ctx| g.on_start(ctx));
         step(&mut g, 500 * NS_PER_MS, |g, ctx| g.on_timer(ctx, START));
@@ -121,7 +121,7 @@ fn the_epoch_is_subtracted_from_the_wall_clock() {
         epoch_ns: 4 * NS_PER_MS as i64,
         ..cfg()
     };
-    let mut g = Generator::new(epoched, 3);
+    let mut g = Generator::new(epoched, 3, NodeIds::Static);
     let effects = step(&mut g, 10 * NS_PER_MS + 250_000, |g, ctx| g.on_timer(ctx, START));
     let first = ids(&effects);
     assert_eq!(first.len(), 4096);
@@ -139,7 +139,7 @@ fn the_epoch_is_subtracted_from_the_wall_clock() {
     assert_eq!(rest.len(), 904);
     assert!(rest.iter().all(|i| i.ms == 7));
 
-    let mut early = Generator::new(epoched, 0);
+    let mut early = Generator::new(epoched, 0, NodeIds::Static);
     let effects = step(&mut early, 3 * NS_PER_MS, |g, ctx| g.on_timer(ctx, START));
     assert!(ids(&effects).is_empty());
     assert!(effects.iter().any(|e| matches!(
