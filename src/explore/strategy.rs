@@ -34,12 +34,11 @@ use proptest::strategy::{BoxedStrategy, Just, Union};
 
 use locksim_protocols::{Role, Scenario};
 use locksim_sim::clock::{DRIFT_PPM_MAX, DRIFT_PPM_MIN};
+use locksim_sim::time::NS_PER_MS;
 use locksim_sim::{FaultAction, FaultEntry, Names, NodeId, Trigger};
 
 use super::plan::Plan;
 use super::space::{FaultKind, FaultSpace};
-
-const MS: u64 = 1_000_000;
 
 /// One node of a [`PlanShape`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,7 +80,7 @@ impl PlanShape {
                 })
                 .collect(),
             failover_targets: s.protocol.failover_targets(),
-            duration_ms: s.duration_ns / MS,
+            duration_ms: s.duration_ns / NS_PER_MS,
             base: Plan::of(s),
         }
     }
@@ -202,7 +201,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
             .prop_map(move |(t, ms)| {
                 let action = FaultAction::Pause {
                     node,
-                    duration_ns: ms * MS,
+                    duration_ns: ms * NS_PER_MS,
                     suspend: kind == FaultKind::Suspend,
                 };
                 fault(t, action)
@@ -212,7 +211,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
             .prop_map(move |(t, ms)| {
                 let action = FaultAction::Crash {
                     node,
-                    restart_after_ns: Some(ms * MS),
+                    restart_after_ns: Some(ms * NS_PER_MS),
                 };
                 fault(t, action)
             })
@@ -236,7 +235,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
                     let action = FaultAction::Partition {
                         groups: vec![side, rest],
                         one_way,
-                        heal_after_ns: Some(ms * MS),
+                        heal_after_ns: Some(ms * NS_PER_MS),
                     };
                     fault(t, action)
                 })
@@ -246,7 +245,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
             .prop_map(move |(t, back, ms)| {
                 let action = FaultAction::ClockJump {
                     node,
-                    by_ns: signed(back, ms) * MS as i64,
+                    by_ns: signed(back, ms) * NS_PER_MS as i64,
                 };
                 fault(t, action)
             })
@@ -266,8 +265,8 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
                     let action = FaultAction::Delay {
                         from: node,
                         to,
-                        window_ns: window_ms * MS,
-                        extra_ns: extra_ms * MS,
+                        window_ns: window_ms * NS_PER_MS,
+                        extra_ns: extra_ms * NS_PER_MS,
                     };
                     fault(t, action)
                 })
@@ -279,7 +278,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
                     from: Some(node),
                     to: None,
                     ppm: ppm as u32,
-                    window_ns: Some(window_ms * MS),
+                    window_ns: Some(window_ms * NS_PER_MS),
                     duplicate: false,
                 };
                 fault(t, action)
@@ -296,7 +295,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
 /// records none) — the swarm generator's trick for narrow windows such as "between the read
 /// and the write".
 fn trigger(shape: &PlanShape, node: NodeId) -> BoxedStrategy<Trigger> {
-    let at = (0..=shape.duration_ms * 3 / 4).prop_map(|ms| Trigger::At { at_ns: ms * MS });
+    let at = (0..=shape.duration_ms * 3 / 4).prop_map(|ms| Trigger::At { at_ns: ms * NS_PER_MS });
     let own = &shape.nodes[node.index()];
     let watched: Vec<(NodeId, &ShapeNode)> = if own.events.is_empty() {
         (0..shape.nodes.len() as u32)
