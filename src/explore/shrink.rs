@@ -10,7 +10,7 @@ use locksim_sim::time::NS_PER_MS;
 use locksim_sim::{FaultAction, Invariant, Level, Names, Status, Trigger};
 
 use super::plan::Plan;
-use super::render::{Overrides, scenario_text};
+use super::scenario_toml::{Overrides, scenario_text};
 use crate::load::parse_scenario;
 
 /// A shrinking candidate: the plan and what it changes in the protocol.

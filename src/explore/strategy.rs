@@ -32,89 +32,14 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::{BoxedStrategy, Just, Union};
 
-use locksim_protocols::{Role, Scenario};
+use locksim_protocols::Role;
 use locksim_sim::clock::{DRIFT_PPM_MAX, DRIFT_PPM_MIN};
 use locksim_sim::time::NS_PER_MS;
-use locksim_sim::{FaultAction, FaultEntry, Names, NodeId, Trigger};
+use locksim_sim::{FaultAction, FaultEntry, NodeId, Trigger};
 
 use super::plan::Plan;
+use super::shape::{PlanShape, ShapeNode};
 use super::space::{FaultKind, FaultSpace};
-
-/// One node of a [`PlanShape`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShapeNode {
-    pub name: String,
-    /// Decides which kinds strike it by default ([`FaultSpace::defaults_for`]).
-    pub role: Role,
-    /// The events it records: what a fault's `after` on it may name. A node that records
-    /// none is struck `after` a client's event instead.
-    pub events: Vec<String>,
-}
-
-/// What a plan strategy needs to know about a world.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanShape {
-    /// The world's nodes, in `NodeId` order.
-    pub nodes: Vec<ShapeNode>,
-    /// The nodes a `failover` may name (primaries with a replica).
-    pub failover_targets: Vec<String>,
-    /// The run's length: time triggers fall in its first three quarters.
-    pub duration_ms: u64,
-    /// The entries every plan starts with (a scenario's own `[[fault]]`s).
-    pub base: Plan,
-}
-
-impl PlanShape {
-    /// The shape of a scenario: its protocol's nodes and events, and its own faults as the
-    /// start of every plan.
-    pub fn of(s: &Scenario) -> Self {
-        PlanShape {
-            nodes: s
-                .protocol
-                .topology()
-                .into_iter()
-                .map(|(name, role)| ShapeNode {
-                    name,
-                    role,
-                    events: s.protocol.events(role).iter().map(|e| e.to_string()).collect(),
-                })
-                .collect(),
-            failover_targets: s.protocol.failover_targets(),
-            duration_ms: s.duration_ns / NS_PER_MS,
-            base: Plan::of(s),
-        }
-    }
-
-    /// An empty shape for a run of `duration_ms`, to add nodes to.
-    pub fn new(duration_ms: u64) -> Self {
-        PlanShape {
-            nodes: Vec::new(),
-            failover_targets: Vec::new(),
-            duration_ms,
-            base: Plan::default(),
-        }
-    }
-
-    /// Adds the next node (its `NodeId` is its position).
-    pub fn node(mut self, name: &str, role: Role, events: &[&str]) -> Self {
-        self.nodes.push(ShapeNode {
-            name: name.to_string(),
-            role,
-            events: events.iter().map(|e| e.to_string()).collect(),
-        });
-        self
-    }
-
-    /// The node called `name`.
-    pub fn find(&self, name: &str) -> Option<NodeId> {
-        self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
-    }
-
-    /// The nodes' names, for rendering plans ([`Plan::to_toml`]).
-    pub fn names(&self) -> Names {
-        Names::new(self.nodes.iter().map(|n| n.name.clone()).collect())
-    }
-}
 
 /// One generated entry: a fault, or a node's clock rate for the whole run.
 #[derive(Clone, Debug)]
