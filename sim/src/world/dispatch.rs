@@ -1,23 +1,12 @@
 //! Handing a due item to its node and applying what the node asked for: the per-event path,
 //! so nothing here allocates beyond the history and the queue.
 
-use super::World;
-use super::slot::{Life, Slot};
+use super::{Input, Life, Slot, World};
 use crate::history::{DropReason, Level, What};
 use crate::ids::NodeId;
 use crate::network::Route;
-use crate::node::{Ctx, Effect, Node, TimerTag};
+use crate::node::{Ctx, Effect, Node};
 use crate::queue::Due;
-
-/// What a node step reacts to.
-pub(super) enum Input<M> {
-    Start,
-    Msg(NodeId, M),
-    Timer(TimerTag),
-    Crash,
-    ClockJump,
-    Failover(NodeId),
-}
 
 impl<N: Node> World<N> {
     pub(super) fn dispatch(&mut self, due: Due<N::Msg>) {

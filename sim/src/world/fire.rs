@@ -1,7 +1,6 @@
 //! Striking a fault-plan entry, and ending the network faults that have a window.
 
-use super::World;
-use super::dispatch::Input;
+use super::{Input, World};
 use crate::fault::FaultAction;
 use crate::history::What;
 use crate::ids::NodeId;

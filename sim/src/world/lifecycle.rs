@@ -1,8 +1,6 @@
 //! A node's lifecycle faults: pause and resume, crash and restart.
 
-use super::World;
-use super::dispatch::Input;
-use super::slot::Life;
+use super::{Input, Life, World};
 use crate::history::What;
 use crate::ids::NodeId;
 use crate::node::Node;

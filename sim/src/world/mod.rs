@@ -10,21 +10,20 @@
 mod dispatch;
 mod fire;
 mod lifecycle;
-mod slot;
 mod timers;
 mod triggers;
 
 use rand_chacha::ChaCha8Rng;
 
-use crate::clock::ClockSpec;
+use crate::clock::{ClockSpec, ClockTrack};
 use crate::fault::{FaultPlan, Unfired};
 use crate::history::{Event, History, Level, Stats, What};
 use crate::ids::{Names, NodeId};
 use crate::network::{Network, NetworkConfig};
-use crate::node::{Effect, Node};
+use crate::node::{Effect, Node, TimerTag};
 use crate::queue::{Due, Queue};
 use crate::rng::stream;
-use slot::Slot;
+use timers::TimerState;
 use triggers::Watch;
 
 /// Everything about a run that is not a node.
@@ -43,6 +42,61 @@ pub struct NodeSetup<N> {
     pub name: String,
     pub clock: ClockSpec,
     pub model: N,
+}
+
+/// Where a node is in its lifecycle: what reaches it depends on it (a paused node's items
+/// wait, a crashed node's are lost).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Life {
+    Running,
+    Paused { until_ns: u64 },
+    Crashed,
+}
+
+/// What the world keeps per node besides the model: its lifecycle, its timers, what waits for
+/// it while it is paused, its clock and its own random stream.
+struct Slot<N: Node> {
+    model: N,
+    life: Life,
+    started: bool,
+    /// Bumped by each crash: messages sent to an earlier incarnation are reset.
+    incarnation: u32,
+    /// Per timer tag.
+    timers: Vec<TimerState>,
+    /// Deliveries and timers that came due while paused, in order.
+    pending: Vec<Due<N::Msg>>,
+    /// The rest of the step in which a pause struck, run on resume.
+    held: Vec<Effect<N::Msg, N::Obs>>,
+    clock: ClockTrack,
+    rng: ChaCha8Rng,
+}
+
+impl<N: Node> Slot<N> {
+    /// A running node not yet started, its random stream drawn from the run's seed and its
+    /// name (so adding a node leaves the others' streams as they were).
+    fn new(seed: u64, setup: NodeSetup<N>) -> Self {
+        Slot {
+            rng: stream(seed, &format!("node:{}", setup.name)),
+            model: setup.model,
+            life: Life::Running,
+            started: false,
+            incarnation: 0,
+            timers: Vec::new(),
+            pending: Vec::new(),
+            held: Vec::new(),
+            clock: ClockTrack::new(setup.clock),
+        }
+    }
+}
+
+/// What a node step reacts to.
+enum Input<M> {
+    Start,
+    Msg(NodeId, M),
+    Timer(TimerTag),
+    Crash,
+    ClockJump,
+    Failover(NodeId),
 }
 
 /// A simulation in progress.

@@ -1,9 +1,7 @@
 //! Node timers: set, cancelled, re-armed after a suspension, and the one queue entry per tag
 //! that counts.
 
-use super::World;
-use super::dispatch::Input;
-use super::slot::Life;
+use super::{Input, Life, World};
 use crate::history::{Level, What};
 use crate::ids::NodeId;
 use crate::node::{Node, TimerTag};
