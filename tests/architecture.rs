@@ -53,7 +53,8 @@ const KNOWN_CYCLES: &[(&str, &str, &[&str])] = &[
 /// Words that name a protocol, server product or workload, matched as whole words (a plural
 /// `s` allowed), case-insensitively, in the engine's code and comments:
 /// - the models and their servers: redis, redlock, sentinel, etcd, raft, snowflake;
-/// - the seed systems issue 11 says are coming: zookeeper, postgres / postgresql, uuid;
+/// - the seed systems issue 11 says are coming: zookeeper, postgres / postgresql, uuid /
+///   uuidv7;
 /// - workloads and their vocabulary: lock, lease, fence / fenced / fencing (lock-service
 ///   terms), session, scheduler.
 ///
@@ -72,6 +73,7 @@ const PROTOCOL_WORDS: &[&str] = &[
     "postgres",
     "postgresql",
     "uuid",
+    "uuidv7",
     "lock",
     "lease",
     "fence",

@@ -89,27 +89,36 @@ fn module_of(rel: &Path) -> Option<Vec<String>> {
     Some(module)
 }
 
-/// The words of `text`, lowercased, with their 1-based line numbers: split at every character
-/// that is not a letter or digit and at lowercase-to-uppercase steps, so `RedisServer`,
-/// `redis_server` and "Redis's" all contain the word `redis`.
+/// The words of `text`, lowercased, with their 1-based line numbers: each run of letters and
+/// digits, and also its parts at lowercase-to-uppercase steps, so `RedisServer`,
+/// `redis_server` and "Redis's" all contain the word `redis`, and `ZooKeeper` is `zookeeper`.
 pub fn words(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let mut word = String::new();
-        let mut prev_lower = false;
-        for c in line.chars() {
-            let boundary = !c.is_alphanumeric() || (c.is_uppercase() && prev_lower);
-            if boundary && !word.is_empty() {
-                out.push((i + 1, std::mem::take(&mut word)));
+        for run in line.split(|c: char| !c.is_alphanumeric()).filter(|r| !r.is_empty()) {
+            let parts = camel_parts(run);
+            if parts.len() > 1 {
+                out.extend(parts.into_iter().map(|p| (i + 1, p.to_lowercase())));
             }
-            if c.is_alphanumeric() {
-                word.extend(c.to_lowercase());
-            }
-            prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        }
-        if !word.is_empty() {
-            out.push((i + 1, word));
+            out.push((i + 1, run.to_lowercase()));
         }
     }
     out
+}
+
+/// `RedisServer` -> `Redis`, `Server`: a new part at each uppercase letter after a lowercase
+/// letter or a digit.
+fn camel_parts(run: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut prev_lower = false;
+    for (i, c) in run.char_indices() {
+        if c.is_uppercase() && prev_lower {
+            parts.push(&run[start..i]);
+            start = i;
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+    }
+    parts.push(&run[start..]);
+    parts
 }
