@@ -14,7 +14,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use locksim::bugs::{Claim, hunt, load, survive};
+use locksim::report::bugs::{Claim, hunt, load, survive};
 
 fn main() {
     let args: Vec<u64> = std::env::args()

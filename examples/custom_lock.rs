@@ -43,12 +43,12 @@ use locksim::protocols::redis::min_replicas::MinReplicasConfig;
 use locksim::protocols::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
 use locksim::protocols::resource::{Fencing, Resource, ResourceConfig, ResourceKind, ResourceOp, ResourceReply};
 use locksim::sim::rng::uniform;
+use locksim::sim::time::NS_PER_MS;
 use locksim::sim::{
     ClockSpec, Ctx, Effect, Level, NetworkConfig, Node, NodeId, NodeSetup, TimerTag, World, WorldConfig,
 };
 use locksim::{FaultSpace, Invariant, Plan, PlanShape, Role, Status, Verdict};
 
-const MS: u64 = 1_000_000;
 const DURATION_MS: u64 = 30_000;
 const TTL_MS: u64 = 5_000;
 
@@ -197,14 +197,14 @@ impl TokenLeaseClient {
 
     fn on_start(&mut self, ctx: &mut WireCtx<'_>) {
         *self = TokenLeaseClient::new(self.index, self.peers);
-        ctx.set_timer(STEP, self.index * 3 * MS);
+        ctx.set_timer(STEP, self.index * 3 * NS_PER_MS);
     }
 
     fn request(&mut self, ctx: &mut WireCtx<'_>, to: NodeId, msg: impl FnOnce(u64) -> Wire) {
         self.next_req += 1;
         self.req = self.next_req;
         ctx.send(to, msg(self.req));
-        ctx.set_timer(TIMEOUT, 500 * MS);
+        ctx.set_timer(TIMEOUT, 500 * NS_PER_MS);
     }
 
     fn redis(&mut self, ctx: &mut WireCtx<'_>, cmd: Cmd) {
@@ -255,7 +255,7 @@ impl TokenLeaseClient {
         ctx.cancel_timer(TIMEOUT);
         match (self.phase, msg) {
             (Phase::Acquiring, Wire::Lock(Msg::RedisReply { reply: Reply::Ok, .. })) => {
-                self.deadline_mono_ns = self.sent_mono_ns + TTL_MS * MS;
+                self.deadline_mono_ns = self.sent_mono_ns + TTL_MS * NS_PER_MS;
                 self.phase = Phase::Fetching;
                 let counter = self.peers.counter;
                 self.request(ctx, counter, |req| Wire::Next { req });
@@ -290,7 +290,7 @@ impl TokenLeaseClient {
                 self.read_value = v;
                 ctx.record(LockObs::ReadDone { value: v });
                 self.phase = Phase::Working;
-                ctx.set_timer(STEP, 500 * MS);
+                ctx.set_timer(STEP, 500 * NS_PER_MS);
             }
             (Phase::Writing, Wire::Lock(Msg::ResourceReply { reply, .. })) => {
                 match reply {
@@ -368,13 +368,13 @@ impl TokenLeaseClient {
 
     fn think(&mut self, ctx: &mut WireCtx<'_>) {
         self.phase = Phase::Thinking;
-        ctx.set_timer(STEP, 200 * MS);
+        ctx.set_timer(STEP, 200 * NS_PER_MS);
     }
 
     fn backoff(&mut self, ctx: &mut WireCtx<'_>) {
         self.phase = Phase::Backoff;
         let jitter = uniform(ctx.rng(), 0, 50);
-        ctx.set_timer(STEP, (100 + jitter) * MS);
+        ctx.set_timer(STEP, (100 + jitter) * NS_PER_MS);
     }
 }
 
@@ -504,7 +504,7 @@ fn check(durable_counter: bool, plan: &Plan, seed: u64) -> Vec<Verdict> {
         .collect();
     let cfg = WorldConfig {
         seed,
-        end_ns: DURATION_MS * MS,
+        end_ns: DURATION_MS * NS_PER_MS,
         network: NetworkConfig::default(),
         faults: plan.fault_plan(),
         level: Level::Facts,
@@ -515,7 +515,7 @@ fn check(durable_counter: bool, plan: &Plan, seed: u64) -> Vec<Verdict> {
         servers: vec![redis],
         quorum: 1,
         newest_serves_alone: false,
-        liveness_window_ns: 3 * TTL_MS * MS,
+        liveness_window_ns: 3 * TTL_MS * NS_PER_MS,
     };
     check_lock(&history, &setup)
 }

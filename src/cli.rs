@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::load::load_file;
 use crate::render::{Marks, lanes, mermaid, svg};
-use crate::report::RunReport;
+use crate::run_result::RunReport;
 use crate::timeline::{TimelineMode, render_run};
 use crate::trace_file::{self, Replay};
 
@@ -134,10 +134,10 @@ enum Command {
         #[arg(long, default_value = "tests/bug_catalogue")]
         catalogue: PathBuf,
         /// Seeds per cell (the committed report uses the CI budget).
-        #[arg(long, default_value_t = crate::matrix::CI_BUDGET.seeds)]
+        #[arg(long, default_value_t = crate::report::matrix::CI_BUDGET.seeds)]
         seeds: u64,
         /// Shrinking runs per finding.
-        #[arg(long, default_value_t = crate::matrix::CI_BUDGET.shrink_runs)]
+        #[arg(long, default_value_t = crate::report::matrix::CI_BUDGET.shrink_runs)]
         shrink_budget: u32,
     },
     /// List protocols, knobs, fault kinds, invariants and events.
@@ -463,7 +463,7 @@ fn report(dir: PathBuf, catalogue: PathBuf, seeds: u64, shrink_runs: u32) -> u8 
         eprintln!("error: --seeds must be at least 1");
         return BAD_INPUT;
     }
-    let entries = match crate::bugs::load(&catalogue) {
+    let entries = match crate::report::bugs::load(&catalogue) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("error: {e}");
@@ -471,16 +471,19 @@ fn report(dir: PathBuf, catalogue: PathBuf, seeds: u64, shrink_runs: u32) -> u8 
         }
     };
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let matrix = crate::matrix::build(&entries, crate::matrix::Budget { seeds, shrink_runs }, jobs);
+    let matrix = crate::report::matrix::build(&entries, crate::report::matrix::Budget { seeds, shrink_runs }, jobs);
     if let Err(e) = std::fs::create_dir_all(&dir) {
         eprintln!("error: {}: cannot create the report folder: {e}", dir.display());
         return BAD_INPUT;
     }
     let json = format!(
         "{}\n",
-        serde_json::to_string_pretty(&crate::matrix::json(&matrix)).expect("json")
+        serde_json::to_string_pretty(&crate::report::matrix::json(&matrix)).expect("json")
     );
-    for (name, text) in [("matrix.md", crate::matrix::markdown(&matrix)), ("matrix.json", json)] {
+    for (name, text) in [
+        ("matrix.md", crate::report::matrix::markdown(&matrix)),
+        ("matrix.json", json),
+    ] {
         let path = dir.join(name);
         if let Err(e) = crate::atomic_file::write(&path, text.as_bytes()) {
             eprintln!("error: {}: cannot write: {e}", path.display());

@@ -18,13 +18,12 @@ pub use locksim_protocols::{Role, Scenario};
 pub use locksim_sim::{Invariant, Status, Verdict, Violation};
 
 mod atomic_file;
-pub mod bugs;
 pub mod cli;
 pub mod explore;
 pub mod list;
 pub mod load;
-pub mod matrix;
 pub mod render;
 pub mod report;
+pub mod run_result;
 pub mod timeline;
 pub mod trace_file;

@@ -10,7 +10,7 @@ use locksim_sim::trace::TraceEvent;
 
 use crate::render::select::shown;
 use crate::render::{Marks, Row, secs, select};
-use crate::report::RunReport;
+use crate::run_result::RunReport;
 
 pub use crate::render::TimelineMode;
 

@@ -10,7 +10,7 @@ use locksim_sim::{ENGINE_VERSION, Salience};
 use serde_json::Value;
 
 use crate::load::{LoadError, LoadedScenario, parse_with_space};
-use crate::report::RunReport;
+use crate::run_result::RunReport;
 
 pub const FORMAT: &str = "locksim-trace";
 pub const VERSION: u64 = 1;

@@ -11,8 +11,8 @@
 
 mod common;
 
-use locksim::bugs::{Claim, hunt, load, survive};
 use locksim::protocols::run;
+use locksim::report::bugs::{Claim, hunt, load, survive};
 use locksim::sim::{Invariant, Level, Status};
 
 const HUNT_SEEDS: u64 = 3000;

@@ -22,7 +22,7 @@ use std::process::Command;
 
 use locksim::load::load_file;
 use locksim::render::{Marks, mermaid};
-use locksim::report::RunReport;
+use locksim::run_result::RunReport;
 use locksim::sim::Salience;
 use locksim::sim::trace::TraceEvent;
 use serde_json::Value;

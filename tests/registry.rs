@@ -7,10 +7,10 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use locksim::bugs::{Claim, load};
 use locksim::load::load_file;
 use locksim::protocols::knobs::{KnobError, Knobs};
 use locksim::protocols::{Protocol, ProtocolSpec, Registry};
+use locksim::report::bugs::{Claim, load};
 use locksim::sim::{Invariant, Level};
 
 /// The kinds the catalogues cover, by what they show.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use common::mermaid::{arrows, participants, unescape};
 use locksim::load::load_file;
 use locksim::render::{Marks, lanes, mermaid, svg};
-use locksim::report::RunReport;
+use locksim::run_result::RunReport;
 use locksim::sim::trace::TraceEvent;
 use locksim::trace_file::{self, trace_text};
 use serde_json::Value;

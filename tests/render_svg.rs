@@ -11,7 +11,7 @@ use std::path::Path;
 use common::mermaid::{arrows, participants, unescape};
 use locksim::load::load_file;
 use locksim::render::{Marks, Row, TimelineMode, mermaid, select, svg};
-use locksim::report::RunReport;
+use locksim::run_result::RunReport;
 use locksim::sim::trace::TraceEvent;
 use roxmltree::{Document, Node};
 

@@ -5,7 +5,7 @@
 mod common;
 
 use locksim::load::load_file;
-use locksim::report::RunReport;
+use locksim::run_result::RunReport;
 use locksim::timeline::{TimelineMode, render_run};
 
 #[test]

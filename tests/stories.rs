@@ -9,6 +9,7 @@ use locksim::load::parse_scenario;
 use locksim::protocols::lock::check::{
     FENCING_ORDER, LIVENESS, LOST_UPDATE, MUTUAL_EXCLUSION, STALE_WRITE, TOKEN_MONOTONIC,
 };
+use locksim::sim::time::NS_PER_MS;
 use locksim::sim::{Invariant, Status};
 use serde_json::Value;
 
@@ -16,7 +17,6 @@ fn mono(e: &Value) -> u64 {
     e["mono_ns"].as_u64().unwrap()
 }
 
-const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
 
 #[test]
@@ -183,11 +183,11 @@ fn a_larger_retry_ms_delays_the_retry_after_a_failed_acquire() {
     let short = first_retry_gap(100);
     let long = first_retry_gap(1000);
     assert!(
-        (100 * MS..=150 * MS).contains(&short),
+        (100 * NS_PER_MS..=150 * NS_PER_MS).contains(&short),
         "retry_ms 100: retried after {short} ns"
     );
     assert!(
-        (1000 * MS..=1500 * MS).contains(&long),
+        (1000 * NS_PER_MS..=1500 * NS_PER_MS).contains(&long),
         "retry_ms 1000: retried after {long} ns"
     );
 }
@@ -378,8 +378,8 @@ fn clock_jump_gives_two_clients_a_majority_each() {
         .rfind(|e| t(e) <= t(first))
         .unwrap();
     let elapsed_ns = mono(first) - mono(started);
-    assert_eq!(elapsed_ns, 50 * MS, "elapsed is the per-node timeout");
-    let (ttl_ns, drift_ns) = (10_000 * MS, 10_000 * MS / 100 + 2 * MS);
+    assert_eq!(elapsed_ns, 50 * NS_PER_MS, "elapsed is the per-node timeout");
+    let (ttl_ns, drift_ns) = (10_000 * NS_PER_MS, 10_000 * NS_PER_MS / 100 + 2 * NS_PER_MS);
     assert_eq!(first["validity_ns"].as_u64(), Some(ttl_ns - elapsed_ns - drift_ns));
     assert_eq!(first["validity_ns"], 9_848_000_000u64);
     assert_eq!(
@@ -431,7 +431,7 @@ fn a_failed_redlock_attempt_unlocks_every_instance_even_those_it_counted_no_gran
         assert!(
             t(acquired) < S,
             "seed {seed}: acquired at {} ms, not on a retry",
-            t(acquired) / MS
+            t(acquired) / NS_PER_MS
         );
         assert_eq!(
             acquired["lease"], failed["lease"],
@@ -445,7 +445,7 @@ fn a_failed_redlock_attempt_unlocks_every_instance_even_those_it_counted_no_gran
 /// the monotonic clock does not see the step. Facts from the trace, not only verdicts.
 #[test]
 fn a_wall_clock_step_during_acquisition_inflates_the_validity_only_on_the_wall_clock() {
-    let (ttl_ns, drift_ns) = (10_000 * MS, 10_000 * MS / 100 + 2 * MS);
+    let (ttl_ns, drift_ns) = (10_000 * NS_PER_MS, 10_000 * NS_PER_MS / 100 + 2 * NS_PER_MS);
     for seed in 0..100 {
         let wall = run_story("redlock/elapsed-wall-clock-jump.toml", seed);
         let mono_run = run_story("redlock/elapsed-monotonic-clock-jump.toml", seed);
@@ -453,7 +453,10 @@ fn a_wall_clock_step_during_acquisition_inflates_the_validity_only_on_the_wall_c
             let first = r.first("client-0", "acquired");
             let started = r.first("client-0", "acquire_started");
             let elapsed_ns = mono(first) - mono(started);
-            assert!(elapsed_ns < 50 * MS, "seed {seed}: every instance answered at once");
+            assert!(
+                elapsed_ns < 50 * NS_PER_MS,
+                "seed {seed}: every instance answered at once"
+            );
             assert_eq!(
                 first["validity_ns"].as_u64(),
                 Some(ttl_ns + step_ns - elapsed_ns - drift_ns),

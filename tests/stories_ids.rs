@@ -11,10 +11,10 @@ use common::story::{Run, run_story, t};
 use locksim::load::parse_scenario;
 use locksim::protocols::ids::{ID_MONOTONIC, UNIQUE_IDS};
 use locksim::protocols::run;
+use locksim::sim::time::NS_PER_MS;
 use locksim::sim::{Level, Status};
 use serde_json::Value;
 
-const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
 
 /// One issued ID, from its `id_issued` event.
@@ -87,7 +87,7 @@ fn layout_4096_distinct_increasing_ids_in_one_ms_then_a_wait_for_the_next() {
             assert_eq!(wait["requests"], 904);
             assert_eq!(t(wait), ids[4095].t_ns, "it waits right after the 4096th");
             let rest = &ids[4096..];
-            assert!(rest.iter().all(|x| x.ms == 11 && x.t_ns >= 11 * MS));
+            assert!(rest.iter().all(|x| x.ms == 11 && x.t_ns >= 11 * NS_PER_MS));
             assert_eq!((rest[0].seq, rest[0].note.as_str()), (0, "after_wait"));
             assert_eq!(ids[4095].note, "last_of_ms");
             let all: Vec<u64> = ids.iter().map(|x| x.id).collect();
@@ -119,7 +119,7 @@ fn epoch_ms_is_millisecond_0_of_the_ids() {
             .collect();
         assert!(ids.len() >= 9, "{node}: {} IDs", ids.len());
         for e in ids {
-            let wall_ms = e["wall_ns"].as_u64().unwrap() / MS;
+            let wall_ms = e["wall_ns"].as_u64().unwrap() / NS_PER_MS;
             let (ms, _, _) = fields(e["id"].as_u64().unwrap());
             assert_eq!(ms as i64, wall_ms as i64 - 4, "{node}: {e}");
             if wall_ms == 10 {
@@ -138,7 +138,7 @@ fn epoch_ms_is_millisecond_0_of_the_ids() {
                 (Some("client-0"), Some("before_epoch"))
             );
             (
-                e["wall_ns"].as_i64().unwrap() / MS as i64,
+                e["wall_ns"].as_i64().unwrap() / NS_PER_MS as i64,
                 e["why"]["wall_ms"].as_i64().unwrap(),
             )
         })
@@ -166,7 +166,7 @@ fn wrap_reissues_the_first_904_ids_of_the_millisecond() {
 
 /// The rollback stories: client-0 issues one ID per ms; at 0.5 s its wall clock steps back 5
 /// ms (to ms 495), its last ID being from ms 499.
-const JUMP_NS: u64 = 500 * MS;
+const JUMP_NS: u64 = 500 * NS_PER_MS;
 
 #[test]
 fn rollback_reject_refuses_until_the_clock_is_back_and_the_refusals_show() {
@@ -193,7 +193,7 @@ fn rollback_reject_refuses_until_the_clock_is_back_and_the_refusals_show() {
                 .all(|e| e["requests"] == 1 && e["salience"] == "salient")
         );
         let after: Vec<&Issued> = ids.iter().filter(|x| x.t_ns >= JUMP_NS).collect();
-        assert_eq!(after[0].t_ns, JUMP_NS + 4 * MS, "nothing issued while refusing");
+        assert_eq!(after[0].t_ns, JUMP_NS + 4 * NS_PER_MS, "nothing issued while refusing");
         assert_eq!((after[0].ms, after[0].seq), (499, 1), "goes on in ms 499");
         assert_eq!(after[0].note, "after_refusing");
         assert!(after.iter().all(|x| x.ms >= 499));
@@ -216,13 +216,13 @@ fn rollback_wait_holds_the_requests_and_answers_them_from_the_last_ms() {
         (wait["why"]["now_ms"].as_u64(), wait["why"]["last_ms"].as_u64()),
         (Some(495), Some(499))
     );
-    assert_eq!(wait["wait_ns"], 4 * MS);
+    assert_eq!(wait["wait_ns"], 4 * NS_PER_MS);
     assert!(r.all("client-0", "id_refused").is_empty(), "nothing refused");
     let ids = r.issued("client-0");
     let after: Vec<&Issued> = ids.iter().filter(|x| x.t_ns >= JUMP_NS).collect();
     let released: Vec<(u64, u64)> = after
         .iter()
-        .take_while(|x| x.t_ns == JUMP_NS + 4 * MS)
+        .take_while(|x| x.t_ns == JUMP_NS + 4 * NS_PER_MS)
         .map(|x| (x.ms, x.seq))
         .collect();
     // The request of 0.500 s and those of 0.501..0.504 s, answered together in ms 499.
@@ -255,7 +255,7 @@ fn rollback_ignored_reissues_the_ids_of_ms_495_to_499() {
 
 /// The restart stories: crash at 1.0 s (last ID in ms 999), the wall clock stepped back 500 ms
 /// while down, restart at 1.1 s reading ms 600.
-const RESTART_NS: u64 = 1_100 * MS;
+const RESTART_NS: u64 = 1_100 * NS_PER_MS;
 
 #[test]
 fn restart_behind_without_the_last_ms_reissues_ms_600_to_999() {
@@ -295,7 +295,7 @@ fn restart_behind_with_the_last_ms_on_disk_waits_until_past_it() {
         (waits[0]["why"]["reason"].as_str(), waits[0]["why"]["now_ms"].as_u64()),
         (Some("clock_behind"), Some(600))
     );
-    assert_eq!(waits[0]["wait_ns"], 399 * MS);
+    assert_eq!(waits[0]["wait_ns"], 399 * NS_PER_MS);
     assert_eq!(
         (waits[1]["why"]["reason"].as_str(), waits[1]["why"]["ms"].as_u64()),
         (Some("sequence_unknown"), Some(999)),
@@ -307,14 +307,14 @@ fn restart_behind_with_the_last_ms_on_disk_waits_until_past_it() {
         .filter(|x| x.t_ns >= RESTART_NS)
         .collect();
     assert_eq!((after[0].ms, after[0].seq), (1000, 0));
-    assert_eq!(after[0].t_ns, RESTART_NS + 400 * MS);
+    assert_eq!(after[0].t_ns, RESTART_NS + 400 * NS_PER_MS);
     assert!(r.held(UNIQUE_IDS) && r.held(ID_MONOTONIC));
 }
 
 /// The leased node-ID stories: 3 generators, a pool of 2, TTL 3 s; client-1 stopped at 3.5 s
 /// for 5 s.
-const PAUSE_NS: u64 = 3_500 * MS;
-const RESUME_NS: u64 = 8_500 * MS;
+const PAUSE_NS: u64 = 3_500 * NS_PER_MS;
+const RESUME_NS: u64 = 8_500 * NS_PER_MS;
 
 /// Facts both leased stories share: who got which ID first, who waited, and node ID 1 passing
 /// from client-1 to client-2 when its lease expires by server-0's clock.
@@ -331,7 +331,7 @@ fn node_id_1_passes_to_the_waiting_generator(r: &Run, seed: u64) -> u64 {
     );
     // Its last renewal reached server-0 just after 3.0 s; 3 s later the lease runs out.
     assert!(
-        (6 * S..6_100 * MS).contains(&t(expired)),
+        (6 * S..6_100 * NS_PER_MS).contains(&t(expired)),
         "seed {seed}: expired at {}",
         t(expired)
     );
@@ -345,7 +345,7 @@ fn node_id_1_passes_to_the_waiting_generator(r: &Run, seed: u64) -> u64 {
         (Some(1), Some(1))
     );
     assert!(
-        t(reused) >= t(expired) && t(reused) < t(expired) + 400 * MS,
+        t(reused) >= t(expired) && t(reused) < t(expired) + 400 * NS_PER_MS,
         "at client-2's next poll"
     );
     let got = r.first("client-2", "node_id_leased");
@@ -372,7 +372,7 @@ fn leased_gc_pause_is_caught_by_the_monotonic_recheck() {
         assert_eq!(lost["why"]["reason"], "deadline_passed");
         let by_ns = lost["why"]["by_ns"].as_u64().unwrap();
         assert!(
-            (2_400 * MS..2_500 * MS).contains(&by_ns),
+            (2_400 * NS_PER_MS..2_500 * NS_PER_MS).contains(&by_ns),
             "2.5 s past, less the latency: {by_ns}"
         );
         assert_eq!(lost["mono_ns"].as_u64(), Some(RESUME_NS), "the monotonic clock ran on");
@@ -399,7 +399,11 @@ fn leased_vm_suspend_fools_the_recheck_and_two_generators_issue_the_same_ids() {
         let lost = r.first("client-1", "node_id_lost");
         assert_eq!(lost["why"]["reason"], "server_says_gone", "only the server tells it");
         // Its next renewal was due 1 s after the last one, on a clock that lost 5 s.
-        assert!((9 * S..9_100 * MS).contains(&t(lost)), "seed {seed}: {}", t(lost));
+        assert!(
+            (9 * S..9_100 * NS_PER_MS).contains(&t(lost)),
+            "seed {seed}: {}",
+            t(lost)
+        );
         let late: Vec<Issued> = r
             .issued("client-1")
             .into_iter()

@@ -10,7 +10,7 @@ mod common;
 
 use locksim::load::load_file;
 use locksim::render::{Marks, lanes, mermaid, svg};
-use locksim::report::RunReport;
+use locksim::run_result::RunReport;
 use locksim::sim::trace::sha256_hex;
 use locksim::timeline::{TimelineMode, render_run};
 

@@ -8,7 +8,7 @@
 //! A [`ClockTrack`] is the whole life of one node's clock: its spec plus every jump and
 //! suspension that happened. The engine appends to it as the run goes; checkers read it after
 //! the run to ask "what did server-2's wall clock say at true time t" or "when, in true time,
-//! did client-0's monotonic clock reach its lease deadline".
+//! did client-0's monotonic clock reach the deadline it set".
 
 use serde::Serialize;
 

@@ -59,9 +59,9 @@ pub trait Node {
     fn on_crash(&mut self, ctx: &mut Ctx<'_, Self::Msg, Self::Obs>);
     /// The wall clock was stepped. Servers whose expiry follows the wall clock react here.
     fn on_clock_jump(&mut self, _ctx: &mut Ctx<'_, Self::Msg, Self::Obs>) {}
-    /// The operator's failover tool (Sentinel) replaces `primary` by its replica. Every running
-    /// node hears it; the replica promotes itself and tells the others through the network, so
-    /// a node that cannot be reached keeps its old view.
+    /// The operator's failover tool replaces `primary` by its replica. Every running node hears
+    /// it; the replica promotes itself and tells the others through the network, so a node that
+    /// cannot be reached keeps its old view.
     fn on_failover(&mut self, _ctx: &mut Ctx<'_, Self::Msg, Self::Obs>, _primary: NodeId) {}
 }
 

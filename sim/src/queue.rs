@@ -1,7 +1,7 @@
 //! The event queue: a min-heap keyed by `(true_time_ns, class, seq)`. `seq` is a global
 //! counter drawn when an item is scheduled, so events at the same instant run in the order
 //! they were scheduled and the run never depends on heap internals. (A timer may enter the
-//! heap later than it was set, with the `seq` it drew when set: see `world::TimerState`.) Fault bookkeeping (`class` 0) goes before node
+//! heap later than it was set, with the `seq` it drew when set: see `world::timers::TimerState`.) Fault bookkeeping (`class` 0) goes before node
 //! steps (`class` 1) at the same instant: a fault `at_ms = 0` is in force before nodes start.
 //!
 //! Layout, for speed (the queue is the engine's hottest structure): the heap holds only small
@@ -32,7 +32,7 @@ pub(crate) enum Due<M> {
         generation: u32,
         target_mono_ns: u64,
         /// The queue entry's `seq`: the world keeps one entry per timer tag that counts (see
-        /// `world::TimerState`) and recognises it by this.
+        /// `world::timers::TimerState`) and recognises it by this.
         ticket: u64,
     },
     /// A paused node's wall clock was stepped; it learns on resume.

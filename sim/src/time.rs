@@ -2,8 +2,11 @@
 //! readings are `i64` nanoseconds (a wall clock may be set before its epoch). No floats touch
 //! time arithmetic, so every platform computes the same instants.
 
-/// Nanoseconds per millisecond.
+/// Nanoseconds per millisecond: the one definition every crate uses.
 pub const NS_PER_MS: u64 = 1_000_000;
+
+/// [`NS_PER_MS`] for arithmetic on local clock readings and expiry instants, which are signed.
+pub const SIGNED_NS_PER_MS: i64 = NS_PER_MS as i64;
 
 /// Milliseconds to nanoseconds, or `None` when the result does not fit in a `u64`.
 pub fn ms_to_ns(ms: u64) -> Option<u64> {
@@ -12,7 +15,7 @@ pub fn ms_to_ns(ms: u64) -> Option<u64> {
 
 /// Signed milliseconds to nanoseconds, or `None` on overflow.
 pub fn signed_ms_to_ns(ms: i64) -> Option<i64> {
-    ms.checked_mul(NS_PER_MS as i64)
+    ms.checked_mul(SIGNED_NS_PER_MS)
 }
 
 /// Formats a true time as seconds with millisecond precision: `12.345 s`.

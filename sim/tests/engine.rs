@@ -10,6 +10,7 @@ use std::fmt;
 
 use locksim_sim::history::DropReason;
 use locksim_sim::network::Latency;
+use locksim_sim::time::NS_PER_MS;
 use locksim_sim::{
     ClockSpec, Ctx, Event, FaultAction, FaultEntry, FaultPlan, History, Level, Names, NetworkConfig, Node, NodeId,
     NodeSetup, Observation, Stats, TimerTag, Trigger, Unfired, What, World, WorldConfig, trace,
@@ -17,8 +18,7 @@ use locksim_sim::{
 use rand_chacha::rand_core::Rng as _;
 use serde::Serialize;
 
-const MS: u64 = 1_000_000;
-const S: u64 = 1_000 * MS;
+const S: u64 = 1_000 * NS_PER_MS;
 
 const A: NodeId = NodeId(0);
 const B: NodeId = NodeId(1);
@@ -213,7 +213,10 @@ fn nodes(toys: impl IntoIterator<Item = Toy>) -> Vec<NodeSetup<Toy>> {
 /// Every link takes exactly 1 ms: arrival times are exact, so tests can name them.
 fn fixed_net() -> NetworkConfig {
     NetworkConfig {
-        latency: Latency { min_ns: MS, max_ns: MS },
+        latency: Latency {
+            min_ns: NS_PER_MS,
+            max_ns: NS_PER_MS,
+        },
         ..NetworkConfig::default()
     }
 }
@@ -369,16 +372,23 @@ fn timer(tag: TimerTag) -> String {
 #[test]
 fn pause_queues_messages_and_late_timers_until_resume() {
     let sender = Toy::new()
-        .on_first_start([Act::Timer(1, 20 * MS), Act::Timer(2, 30 * MS), Act::Timer(3, 40 * MS)])
+        .on_first_start([
+            Act::Timer(1, 20 * NS_PER_MS),
+            Act::Timer(2, 30 * NS_PER_MS),
+            Act::Timer(3, 40 * NS_PER_MS),
+        ])
         .on(1, [Act::Send(B, 1)])
         .on(2, [Act::Send(B, 2)])
         .on(3, [Act::Send(B, 3)]);
-    let paused = Toy::new().on_first_start([Act::Timer(9, 50 * MS)]);
-    let h = run([sender, paused], vec![at(10 * MS, pause(B, 100 * MS, false))]);
+    let paused = Toy::new().on_first_start([Act::Timer(9, 50 * NS_PER_MS)]);
+    let h = run(
+        [sender, paused],
+        vec![at(10 * NS_PER_MS, pause(B, 100 * NS_PER_MS, false))],
+    );
 
     // Pings land at 21, 31 and 41 ms and the timer comes due at 50 ms, all inside the pause:
     // each is handled at the resume instant, in the order it came due.
-    let resume = 110 * MS;
+    let resume = 110 * NS_PER_MS;
     assert_eq!(
         handled(&h, B),
         vec![(resume, got(1)), (resume, got(2)), (resume, got(3)), (resume, timer(9))],
@@ -387,7 +397,7 @@ fn pause_queues_messages_and_late_timers_until_resume() {
     );
     let p = only(&h, "pause", |e| matches!(e.what, What::Pause { .. }));
     let r = only(&h, "resume", |e| matches!(e.what, What::Resume));
-    assert_eq!((h.events[p].t_ns, h.events[r].t_ns), (10 * MS, resume));
+    assert_eq!((h.events[p].t_ns, h.events[r].t_ns), (10 * NS_PER_MS, resume));
     // Handled in order: the model's own count follows the ping numbers.
     let counts: Vec<(u32, u32)> = observed(&h, B)
         .into_iter()
@@ -405,14 +415,17 @@ fn pause_queues_messages_and_late_timers_until_resume() {
 #[test]
 fn pause_keeps_link_order_when_a_message_lands_at_the_resume_instant() {
     let sender = Toy::new()
-        .on_first_start([Act::Timer(1, 20 * MS), Act::Timer(2, 109 * MS)])
+        .on_first_start([Act::Timer(1, 20 * NS_PER_MS), Act::Timer(2, 109 * NS_PER_MS)])
         .on(1, [Act::Send(B, 1)])
         .on(2, [Act::Send(B, 2)]);
-    let h = run([sender, Toy::new()], vec![at(10 * MS, pause(B, 100 * MS, false))]);
+    let h = run(
+        [sender, Toy::new()],
+        vec![at(10 * NS_PER_MS, pause(B, 100 * NS_PER_MS, false))],
+    );
     // Ping 1 lands at 21 ms (queued), ping 2 at 110 ms, the resume instant.
     assert_eq!(
         handled(&h, B),
-        vec![(110 * MS, got(1)), (110 * MS, got(2))],
+        vec![(110 * NS_PER_MS, got(1)), (110 * NS_PER_MS, got(2))],
         "{}",
         dump(&h)
     );
@@ -426,11 +439,15 @@ fn pause_keeps_link_order_when_a_message_lands_at_the_resume_instant() {
 /// monotonic time; it is paused over [300 ms, 800 ms).
 fn clock_reader_paused(suspend: bool) -> Hist {
     let reader = Toy::new()
-        .on_first_start([Act::Timer(1, 250 * MS), Act::Timer(2, 500 * MS), Act::Timer(3, S)])
+        .on_first_start([
+            Act::Timer(1, 250 * NS_PER_MS),
+            Act::Timer(2, 500 * NS_PER_MS),
+            Act::Timer(3, S),
+        ])
         .on(1, [Act::Clocks])
         .on(2, [Act::Clocks])
         .on(3, [Act::Clocks]);
-    run([reader], vec![at(300 * MS, pause(A, 500 * MS, suspend))])
+    run([reader], vec![at(300 * NS_PER_MS, pause(A, 500 * NS_PER_MS, suspend))])
 }
 
 fn clock_readings(h: &Hist, node: NodeId) -> Vec<(u64, i64, u64)> {
@@ -450,13 +467,17 @@ fn clock_readings(h: &Hist, node: NodeId) -> Vec<(u64, i64, u64)> {
 #[test]
 fn suspend_stops_the_monotonic_clock_and_delays_monotonic_timers() {
     let h = clock_reader_paused(true);
-    let suspended_ns = 500 * MS;
+    let suspended_ns = 500 * NS_PER_MS;
     assert_eq!(
         clock_readings(&h, A),
         vec![
-            (250 * MS, 250 * MS as i64, 250 * MS),
+            (250 * NS_PER_MS, 250 * NS_PER_MS as i64, 250 * NS_PER_MS),
             // The 500 ms timer: 500 ms of monotonic time is reached 500 ms late in true time.
-            (500 * MS + suspended_ns, (500 * MS + suspended_ns) as i64, 500 * MS),
+            (
+                500 * NS_PER_MS + suspended_ns,
+                (500 * NS_PER_MS + suspended_ns) as i64,
+                500 * NS_PER_MS
+            ),
             // The 1 s timer, set before the suspension: fires at D + suspension.
             (S + suspended_ns, (S + suspended_ns) as i64, S),
         ],
@@ -466,7 +487,10 @@ fn suspend_stops_the_monotonic_clock_and_delays_monotonic_timers() {
     // At the resume the wall clock has moved on by the suspension, the monotonic one has not.
     let r = only(&h, "resume", |e| matches!(e.what, What::Resume));
     let e = &h.events[r];
-    assert_eq!((e.t_ns, e.wall_ns, e.mono_ns), (800 * MS, 800 * MS as i64, 300 * MS));
+    assert_eq!(
+        (e.t_ns, e.wall_ns, e.mono_ns),
+        (800 * NS_PER_MS, 800 * NS_PER_MS as i64, 300 * NS_PER_MS)
+    );
 }
 
 /// DESIGN 2/3: a plain pause (GC, SIGSTOP) does not stop CLOCK_MONOTONIC: the node wakes up to
@@ -478,16 +502,16 @@ fn plain_pause_keeps_the_monotonic_clock_running() {
     assert_eq!(
         clock_readings(&h, A),
         vec![
-            (250 * MS, 250 * MS as i64, 250 * MS),
+            (250 * NS_PER_MS, 250 * NS_PER_MS as i64, 250 * NS_PER_MS),
             // Due at 500 ms, during the pause: late, at the resume, with the clock at 800 ms.
-            (800 * MS, 800 * MS as i64, 800 * MS),
+            (800 * NS_PER_MS, 800 * NS_PER_MS as i64, 800 * NS_PER_MS),
             (S, S as i64, S),
         ],
         "{}",
         dump(&h)
     );
     let r = only(&h, "resume", |e| matches!(e.what, What::Resume));
-    assert_eq!(h.events[r].mono_ns, 800 * MS);
+    assert_eq!(h.events[r].mono_ns, 800 * NS_PER_MS);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -502,7 +526,7 @@ fn plain_pause_keeps_the_monotonic_clock_running() {
 fn drift_scales_both_clocks_and_timers_fire_at_the_earliest_true_instant() {
     let offset_ns = 5 * S as i64;
     let fast = Toy::new()
-        .on_first_start([Act::Timer(1, S), Act::Timer(2, 2_200 * MS)])
+        .on_first_start([Act::Timer(1, S), Act::Timer(2, 2_200 * NS_PER_MS)])
         .on(1, [Act::Clocks])
         .on(2, [Act::Clocks]);
     let setups = vec![NodeSetup {
@@ -526,7 +550,10 @@ fn drift_scales_both_clocks_and_timers_fire_at_the_earliest_true_instant() {
     assert_eq!(readings[0], (t1, offset_ns + local1 as i64, local1), "{}", dump(&h));
 
     // 2.2 s local is exactly 2 s true: both clocks advanced 1.1 s per true second.
-    assert_eq!(readings[1], (2 * S, offset_ns + 2_200 * MS as i64, 2_200 * MS));
+    assert_eq!(
+        readings[1],
+        (2 * S, offset_ns + 2_200 * NS_PER_MS as i64, 2_200 * NS_PER_MS)
+    );
     assert_eq!(readings.len(), 2);
 }
 
@@ -540,21 +567,21 @@ fn drift_scales_both_clocks_and_timers_fire_at_the_earliest_true_instant() {
 #[test]
 fn clock_jump_moves_the_wall_clock_only_and_calls_on_clock_jump() {
     let jumper = Toy::new()
-        .on_first_start([Act::Timer(1, 500 * MS)])
+        .on_first_start([Act::Timer(1, 500 * NS_PER_MS)])
         .on(1, [Act::Clocks]);
     let steady = Toy::new()
-        .on_first_start([Act::Timer(1, 500 * MS)])
+        .on_first_start([Act::Timer(1, 500 * NS_PER_MS)])
         .on(1, [Act::Clocks]);
     let faults = vec![
         at(
-            100 * MS,
+            100 * NS_PER_MS,
             FaultAction::ClockJump {
                 node: A,
                 by_ns: -2 * S as i64,
             },
         ),
         at(
-            200 * MS,
+            200 * NS_PER_MS,
             FaultAction::ClockJump {
                 node: A,
                 by_ns: 3 * S as i64,
@@ -567,22 +594,22 @@ fn clock_jump_moves_the_wall_clock_only_and_calls_on_clock_jump() {
         .into_iter()
         .filter(|(_, o)| matches!(o, Obs::Jumped { .. }))
         .collect();
-    let ms = |m: i64| m * MS as i64;
+    let ms = |m: i64| m * NS_PER_MS as i64;
     assert_eq!(
         jumped,
         vec![
             (
-                100 * MS,
+                100 * NS_PER_MS,
                 Obs::Jumped {
                     wall_ns: ms(100 - 2000),
-                    mono_ns: 100 * MS
+                    mono_ns: 100 * NS_PER_MS
                 }
             ),
             (
-                200 * MS,
+                200 * NS_PER_MS,
                 Obs::Jumped {
                     wall_ns: ms(200 - 2000 + 3000),
-                    mono_ns: 200 * MS
+                    mono_ns: 200 * NS_PER_MS
                 }
             ),
         ],
@@ -590,9 +617,12 @@ fn clock_jump_moves_the_wall_clock_only_and_calls_on_clock_jump() {
         dump(&h)
     );
     // The monotonic timer fires on time; the jumps stay in the wall clock.
-    assert_eq!(clock_readings(&h, A), vec![(500 * MS, ms(500 + 1000), 500 * MS)]);
+    assert_eq!(
+        clock_readings(&h, A),
+        vec![(500 * NS_PER_MS, ms(500 + 1000), 500 * NS_PER_MS)]
+    );
     // Another node's clock is untouched, and hears of no jump.
-    assert_eq!(clock_readings(&h, B), vec![(500 * MS, ms(500), 500 * MS)]);
+    assert_eq!(clock_readings(&h, B), vec![(500 * NS_PER_MS, ms(500), 500 * NS_PER_MS)]);
     assert!(!observed(&h, B).iter().any(|(_, o)| matches!(o, Obs::Jumped { .. })));
     // The jump itself is in the history, before the model's reaction.
     let j = only(
@@ -608,9 +638,9 @@ fn clock_jump_moves_the_wall_clock_only_and_calls_on_clock_jump() {
 #[test]
 fn clock_jump_during_a_pause_is_noticed_on_resume() {
     let faults = vec![
-        at(100 * MS, pause(A, 100 * MS, false)),
+        at(100 * NS_PER_MS, pause(A, 100 * NS_PER_MS, false)),
         at(
-            150 * MS,
+            150 * NS_PER_MS,
             FaultAction::ClockJump {
                 node: A,
                 by_ns: S as i64,
@@ -625,10 +655,10 @@ fn clock_jump_during_a_pause_is_noticed_on_resume() {
     assert_eq!(
         jumped,
         vec![(
-            200 * MS,
+            200 * NS_PER_MS,
             Obs::Jumped {
-                wall_ns: (200 * MS + S) as i64,
-                mono_ns: 200 * MS
+                wall_ns: (200 * NS_PER_MS + S) as i64,
+                mono_ns: 200 * NS_PER_MS
             }
         )],
         "{}",
@@ -645,11 +675,15 @@ fn clock_jump_during_a_pause_is_noticed_on_resume() {
 #[test]
 fn after_trigger_fires_right_after_the_nth_occurrence() {
     let ticker = Toy::new()
-        .on_first_start([Act::Timer(1, 10 * MS), Act::Timer(2, 20 * MS), Act::Timer(3, 30 * MS)])
+        .on_first_start([
+            Act::Timer(1, 10 * NS_PER_MS),
+            Act::Timer(2, 20 * NS_PER_MS),
+            Act::Timer(3, 30 * NS_PER_MS),
+        ])
         .on(1, [Act::Mark("tick")])
         .on(2, [Act::Mark("tock"), Act::Mark("tick")])
         .on(3, [Act::Mark("tick")]);
-    let h = run([ticker], vec![after(A, "tick", 2, pause(A, MS, false))]);
+    let h = run([ticker], vec![after(A, "tick", 2, pause(A, NS_PER_MS, false))]);
 
     let p = only(&h, "pause", |e| matches!(e.what, What::Pause { .. }));
     let ticks: Vec<usize> = (0..h.events.len())
@@ -662,7 +696,7 @@ fn after_trigger_fires_right_after_the_nth_occurrence() {
         "the pause follows the second tick at once:\n{}",
         dump(&h)
     );
-    assert_eq!(h.events[p].t_ns, 20 * MS);
+    assert_eq!(h.events[p].t_ns, 20 * NS_PER_MS);
 }
 
 /// A trigger that never comes leaves no trace in the history, so the engine says which entries
@@ -671,7 +705,7 @@ fn after_trigger_fires_right_after_the_nth_occurrence() {
 #[test]
 fn entries_whose_trigger_never_comes_are_reported_unfired() {
     let ticker = Toy::new()
-        .on_first_start([Act::Timer(1, 10 * MS), Act::Timer(2, 20 * MS)])
+        .on_first_start([Act::Timer(1, 10 * NS_PER_MS), Act::Timer(2, 20 * NS_PER_MS)])
         .on(1, [Act::Mark("tick")])
         .on(2, [Act::Mark("tick")]);
     let cfg = WorldConfig {
@@ -680,10 +714,10 @@ fn entries_whose_trigger_never_comes_are_reported_unfired() {
         network: fixed_net(),
         faults: FaultPlan {
             entries: vec![
-                after(A, "tick", 2, pause(A, MS, false)),
-                after(A, "tick", 3, pause(A, MS, false)),
-                at(5 * S, pause(A, MS, false)),
-                after(A, "tock", 1, pause(A, MS, false)),
+                after(A, "tick", 2, pause(A, NS_PER_MS, false)),
+                after(A, "tick", 3, pause(A, NS_PER_MS, false)),
+                at(5 * S, pause(A, NS_PER_MS, false)),
+                after(A, "tock", 1, pause(A, NS_PER_MS, false)),
             ],
         },
         level: Level::Full,
@@ -721,7 +755,7 @@ fn pause_after_an_event_holds_back_the_rest_of_the_step() {
     );
 
     assert_eq!(sends(&h, A), vec![(0, B, 1), (S, B, 2)], "{}", dump(&h));
-    assert_eq!(deliveries(&h, B), vec![(MS, A, 1), (S + MS, A, 2)]);
+    assert_eq!(deliveries(&h, B), vec![(NS_PER_MS, A, 1), (S + NS_PER_MS, A, 2)]);
     let acquired = only(&h, "acquired", |e| is_obs(e, A, "acquired"));
     let p = only(&h, "pause", |e| matches!(e.what, What::Pause { .. }));
     let r = only(&h, "resume", |e| matches!(e.what, What::Resume));
@@ -737,7 +771,7 @@ fn crash_after_an_event_loses_the_rest_of_the_step() {
     let h = run([acquirer(), Toy::new()], vec![after(A, "acquired", 1, crash(A, None))]);
 
     assert_eq!(sends(&h, A), vec![(0, B, 1)], "{}", dump(&h));
-    assert_eq!(deliveries(&h, B), vec![(MS, A, 1)]);
+    assert_eq!(deliveries(&h, B), vec![(NS_PER_MS, A, 1)]);
     let acquired = only(&h, "acquired", |e| is_obs(e, A, "acquired"));
     let c = only(&h, "crash", |e| matches!(e.what, What::Crash { .. }));
     assert_eq!(c, acquired + 1);
@@ -754,7 +788,7 @@ fn crash_after_an_event_loses_the_rest_of_the_step() {
 /// late, with its clocks already advanced.
 #[test]
 fn pause_at_time_zero_delays_the_start_to_the_resume() {
-    let h = run([Toy::new(), Toy::new()], vec![at(0, pause(A, 50 * MS, false))]);
+    let h = run([Toy::new(), Toy::new()], vec![at(0, pause(A, 50 * NS_PER_MS, false))]);
     let start_a = only(&h, "a's start", |e| e.node == A && matches!(e.what, What::Start));
     let start_b = only(&h, "b's start", |e| e.node == B && matches!(e.what, What::Start));
     let p = only(&h, "pause", |e| matches!(e.what, What::Pause { .. }));
@@ -762,8 +796,11 @@ fn pause_at_time_zero_delays_the_start_to_the_resume() {
     assert!(p < start_b && r < start_a, "{}", dump(&h));
     assert_eq!(h.events[start_b].t_ns, 0);
     let e = &h.events[start_a];
-    assert_eq!((e.t_ns, e.wall_ns, e.mono_ns), (50 * MS, 50 * MS as i64, 50 * MS));
-    assert_eq!(observed(&h, A), vec![(50 * MS, Obs::Started { start: 1 })]);
+    assert_eq!(
+        (e.t_ns, e.wall_ns, e.mono_ns),
+        (50 * NS_PER_MS, 50 * NS_PER_MS as i64, 50 * NS_PER_MS)
+    );
+    assert_eq!(observed(&h, A), vec![(50 * NS_PER_MS, Obs::Started { start: 1 })]);
 }
 
 /// DESIGN 3, same rule: a partition at 0 already cuts the first messages the nodes send.
@@ -794,16 +831,16 @@ fn partition_at_time_zero_drops_the_very_first_messages() {
 #[test]
 fn heal_takes_effect_before_node_steps_at_the_same_instant() {
     let a = Toy::new()
-        .on_first_start([Act::Timer(1, 20 * MS)])
+        .on_first_start([Act::Timer(1, 20 * NS_PER_MS)])
         .on(1, [Act::Send(B, 1)]);
     let cut = FaultAction::Partition {
         groups: vec![vec![A], vec![B]],
         one_way: false,
-        heal_after_ns: Some(10 * MS),
+        heal_after_ns: Some(10 * NS_PER_MS),
     };
-    let h = run([a, Toy::new()], vec![at(10 * MS, cut)]);
+    let h = run([a, Toy::new()], vec![at(10 * NS_PER_MS, cut)]);
     assert!(drops(&h).is_empty(), "{}", dump(&h));
-    assert_eq!(deliveries(&h, B), vec![(21 * MS, A, 1)]);
+    assert_eq!(deliveries(&h, B), vec![(21 * NS_PER_MS, A, 1)]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -818,24 +855,32 @@ fn heal_takes_effect_before_node_steps_at_the_same_instant() {
 #[test]
 fn crash_calls_on_crash_kills_timers_and_restart_calls_on_start() {
     let server = Toy::new()
-        .on_first_start([Act::Timer(1, 100 * MS), Act::Timer(2, 60 * MS)])
-        .on_restart([Act::Timer(3, 10 * MS)]);
+        .on_first_start([Act::Timer(1, 100 * NS_PER_MS), Act::Timer(2, 60 * NS_PER_MS)])
+        .on_restart([Act::Timer(3, 10 * NS_PER_MS)]);
     let client = Toy::new()
-        .on_first_start([Act::Send(A, 1), Act::Send(A, 2), Act::Timer(1, 90 * MS)])
+        .on_first_start([Act::Send(A, 1), Act::Send(A, 2), Act::Timer(1, 90 * NS_PER_MS)])
         .on(1, [Act::Send(A, 3)]);
-    let h = run([server, client], vec![at(50 * MS, crash(A, Some(20 * MS)))]);
+    let h = run(
+        [server, client],
+        vec![at(50 * NS_PER_MS, crash(A, Some(20 * NS_PER_MS)))],
+    );
 
     // Only the restarted incarnation's timer fires.
     assert_eq!(
         handled(&h, A),
-        vec![(MS, got(1)), (MS, got(2)), (80 * MS, timer(3)), (91 * MS, got(3))]
+        vec![
+            (NS_PER_MS, got(1)),
+            (NS_PER_MS, got(2)),
+            (80 * NS_PER_MS, timer(3)),
+            (91 * NS_PER_MS, got(3))
+        ]
     );
     assert_eq!(
         observed(&h, A),
         vec![
             (0, Obs::Started { start: 1 }),
             (
-                MS,
+                NS_PER_MS,
                 Obs::Got {
                     from: 1,
                     n: 1,
@@ -843,18 +888,18 @@ fn crash_calls_on_crash_kills_timers_and_restart_calls_on_start() {
                 }
             ),
             (
-                MS,
+                NS_PER_MS,
                 Obs::Got {
                     from: 1,
                     n: 2,
                     handled: 2
                 }
             ),
-            (50 * MS, Obs::Crashed { forgot: 2 }),
-            (70 * MS, Obs::Started { start: 2 }),
+            (50 * NS_PER_MS, Obs::Crashed { forgot: 2 }),
+            (70 * NS_PER_MS, Obs::Started { start: 2 }),
             // The volatile count starts again from zero.
             (
-                91 * MS,
+                91 * NS_PER_MS,
                 Obs::Got {
                     from: 1,
                     n: 3,
@@ -867,7 +912,7 @@ fn crash_calls_on_crash_kills_timers_and_restart_calls_on_start() {
     );
     let c = only(&h, "crash", |e| matches!(e.what, What::Crash { .. }));
     let r = only(&h, "restart", |e| matches!(e.what, What::Restart));
-    assert_eq!((h.events[c].t_ns, h.events[r].t_ns), (50 * MS, 70 * MS));
+    assert_eq!((h.events[c].t_ns, h.events[r].t_ns), (50 * NS_PER_MS, 70 * NS_PER_MS));
 }
 
 /// DESIGN 2 + 3: the monotonic clock stands still only *while the node is suspended*. A crash
@@ -880,16 +925,24 @@ fn crash_calls_on_crash_kills_timers_and_restart_calls_on_start() {
 fn crash_during_a_suspend_does_not_freeze_the_restarted_clock() {
     // Suspended from 100 ms for 1 s, crashed at 200 ms, restarted at 300 ms.
     let node = Toy::new()
-        .on_restart([Act::Clocks, Act::Timer(1, 100 * MS)])
+        .on_restart([Act::Clocks, Act::Timer(1, 100 * NS_PER_MS)])
         .on(1, [Act::Clocks]);
-    let faults = vec![at(100 * MS, pause(A, S, true)), at(200 * MS, crash(A, Some(100 * MS)))];
+    let faults = vec![
+        at(100 * NS_PER_MS, pause(A, S, true)),
+        at(200 * NS_PER_MS, crash(A, Some(100 * NS_PER_MS))),
+    ];
     let h = run([node], faults);
     let readings = clock_readings(&h, A);
     assert_eq!(readings.len(), 2, "{}", dump(&h));
     let ((t1, _, mono1), (t2, _, mono2)) = (readings[0], readings[1]);
-    assert_eq!(t1, 300 * MS);
+    assert_eq!(t1, 300 * NS_PER_MS);
     // The timer fires 100 ms of true time later, the clock having run 100 ms meanwhile.
-    assert_eq!((t2 - t1, mono2 - mono1), (100 * MS, 100 * MS), "{}", dump(&h));
+    assert_eq!(
+        (t2 - t1, mono2 - mono1),
+        (100 * NS_PER_MS, 100 * NS_PER_MS),
+        "{}",
+        dump(&h)
+    );
 }
 
 /// A client whose messages to `a` take 30 ms, sending ping n at each `(n, t)`.
@@ -907,8 +960,8 @@ fn slow_link_to_a() -> NetworkConfig {
             B,
             A,
             Latency {
-                min_ns: 30 * MS,
-                max_ns: 30 * MS,
+                min_ns: 30 * NS_PER_MS,
+                max_ns: 30 * NS_PER_MS,
             },
         )],
         ..fixed_net()
@@ -924,23 +977,23 @@ fn messages_in_flight_to_a_crashed_node_are_dropped_even_after_its_restart() {
     // ping 1: sent 5 ms, lands 35 ms while a is down.
     // ping 2: sent 25 ms (before the crash), lands 55 ms after the restart: still dropped.
     // ping 3: sent 50 ms to the new incarnation, lands 80 ms: delivered.
-    let client = slow_sender(&[(1, 5 * MS), (2, 25 * MS), (3, 50 * MS)]);
+    let client = slow_sender(&[(1, 5 * NS_PER_MS), (2, 25 * NS_PER_MS), (3, 50 * NS_PER_MS)]);
     let h = run_world(
         nodes([Toy::new(), client]),
         slow_link_to_a(),
-        vec![at(30 * MS, crash(A, Some(10 * MS)))],
+        vec![at(30 * NS_PER_MS, crash(A, Some(10 * NS_PER_MS)))],
         1,
     );
     assert_eq!(
         drops(&h),
         vec![
-            (35 * MS, B, A, 1, DropReason::Down),
-            (55 * MS, B, A, 2, DropReason::Down)
+            (35 * NS_PER_MS, B, A, 1, DropReason::Down),
+            (55 * NS_PER_MS, B, A, 2, DropReason::Down)
         ],
         "{}",
         dump(&h)
     );
-    assert_eq!(deliveries(&h, A), vec![(80 * MS, B, 3)]);
+    assert_eq!(deliveries(&h, A), vec![(80 * NS_PER_MS, B, 3)]);
 }
 
 /// history.rs, `DropReason::Down`: "The receiver was down, or had restarted since it was sent".
@@ -949,14 +1002,19 @@ fn messages_in_flight_to_a_crashed_node_are_dropped_even_after_its_restart() {
 #[test]
 fn message_sent_while_the_receiver_is_down_does_not_reach_its_next_incarnation() {
     // a is down over [30 ms, 40 ms); ping 1 is sent at 35 ms and lands at 65 ms.
-    let client = slow_sender(&[(1, 35 * MS)]);
+    let client = slow_sender(&[(1, 35 * NS_PER_MS)]);
     let h = run_world(
         nodes([Toy::new(), client]),
         slow_link_to_a(),
-        vec![at(30 * MS, crash(A, Some(10 * MS)))],
+        vec![at(30 * NS_PER_MS, crash(A, Some(10 * NS_PER_MS)))],
         1,
     );
-    assert_eq!(drops(&h), vec![(65 * MS, B, A, 1, DropReason::Down)], "{}", dump(&h));
+    assert_eq!(
+        drops(&h),
+        vec![(65 * NS_PER_MS, B, A, 1, DropReason::Down)],
+        "{}",
+        dump(&h)
+    );
     assert!(deliveries(&h, A).is_empty());
 }
 
@@ -969,7 +1027,7 @@ fn chatty_trio() -> [Toy; 3] {
     [A, B, C].map(|me| {
         let others: Vec<NodeId> = [A, B, C].into_iter().filter(|&n| n != me).collect();
         Toy::new()
-            .on_first_start([Act::Timer(1, 20 * MS), Act::Timer(2, 200 * MS)])
+            .on_first_start([Act::Timer(1, 20 * NS_PER_MS), Act::Timer(2, 200 * NS_PER_MS)])
             .on(1, others.iter().map(|&to| Act::Send(to, 1)))
             .on(2, others.iter().map(|&to| Act::Send(to, 2)))
     })
@@ -1008,7 +1066,7 @@ fn all_links() -> Links {
 
 /// Cuts at 10 ms, heals 100 ms later: round 1 is inside the cut, round 2 after the heal.
 fn partitioned(action: FaultAction) -> Hist {
-    run(chatty_trio(), vec![at(10 * MS, action)])
+    run(chatty_trio(), vec![at(10 * NS_PER_MS, action)])
 }
 
 /// DESIGN 3, `partition`: "links between groups are cut (messages dropped) until healed". Both
@@ -1019,7 +1077,7 @@ fn two_way_partition_cuts_both_directions_until_healed() {
     let h = partitioned(FaultAction::Partition {
         groups: vec![vec![A], vec![B, C]],
         one_way: false,
-        heal_after_ns: Some(100 * MS),
+        heal_after_ns: Some(100 * NS_PER_MS),
     });
     let (delivered, cut) = round(&h, 1);
     assert_eq!(cut, links(&[(A, B), (A, C), (B, A), (C, A)]), "{}", dump(&h));
@@ -1034,7 +1092,7 @@ fn one_way_partition_cuts_only_from_the_first_group() {
     let h = partitioned(FaultAction::Partition {
         groups: vec![vec![A], vec![B, C]],
         one_way: true,
-        heal_after_ns: Some(100 * MS),
+        heal_after_ns: Some(100 * NS_PER_MS),
     });
     let (delivered, cut) = round(&h, 1);
     assert_eq!(cut, links(&[(A, B), (A, C)]), "{}", dump(&h));
@@ -1047,7 +1105,7 @@ fn one_way_partition_cuts_only_from_the_first_group() {
 fn isolate_cuts_every_link_of_one_node_until_healed() {
     let h = partitioned(FaultAction::Isolate {
         node: B,
-        heal_after_ns: Some(100 * MS),
+        heal_after_ns: Some(100 * NS_PER_MS),
     });
     let (delivered, cut) = round(&h, 1);
     assert_eq!(cut, links(&[(A, B), (B, A), (B, C), (C, B)]), "{}", dump(&h));
@@ -1061,14 +1119,14 @@ fn isolate_cuts_every_link_of_one_node_until_healed() {
 fn overlapping_cuts_heal_independently() {
     let faults = vec![
         at(
-            10 * MS,
+            10 * NS_PER_MS,
             FaultAction::Isolate {
                 node: B,
-                heal_after_ns: Some(50 * MS),
+                heal_after_ns: Some(50 * NS_PER_MS),
             },
         ),
         at(
-            10 * MS,
+            10 * NS_PER_MS,
             FaultAction::Partition {
                 groups: vec![vec![A], vec![B, C]],
                 one_way: false,
@@ -1093,30 +1151,30 @@ fn overlapping_cuts_heal_independently() {
 #[test]
 fn delay_window_slows_one_link_for_messages_sent_inside_it() {
     let a = Toy::new()
-        .on_first_start([Act::Send(B, 1), Act::Timer(1, 20 * MS), Act::Timer(2, 2 * S)])
+        .on_first_start([Act::Send(B, 1), Act::Timer(1, 20 * NS_PER_MS), Act::Timer(2, 2 * S)])
         .on(1, [Act::Send(B, 2), Act::Send(C, 3)])
         .on(2, [Act::Send(B, 4)]);
     let b = Toy::new()
-        .on_first_start([Act::Timer(1, 20 * MS)])
+        .on_first_start([Act::Timer(1, 20 * NS_PER_MS)])
         .on(1, [Act::Send(A, 5)]);
     let delay = FaultAction::Delay {
         from: A,
         to: B,
-        window_ns: 50 * MS,
+        window_ns: 50 * NS_PER_MS,
         extra_ns: S,
     };
-    let h = run([a, b, Toy::new()], vec![at(10 * MS, delay)]);
+    let h = run([a, b, Toy::new()], vec![at(10 * NS_PER_MS, delay)]);
 
     // Ping 1 before the window, ping 2 inside it, ping 4 after it.
     assert_eq!(
         deliveries(&h, B),
-        vec![(MS, A, 1), (21 * MS + S, A, 2), (2 * S + MS, A, 4)],
+        vec![(NS_PER_MS, A, 1), (21 * NS_PER_MS + S, A, 2), (2 * S + NS_PER_MS, A, 4)],
         "{}",
         dump(&h)
     );
     // The other link from a, and the reverse direction, are unaffected.
-    assert_eq!(deliveries(&h, C), vec![(21 * MS, A, 3)]);
-    assert_eq!(deliveries(&h, A), vec![(21 * MS, B, 5)]);
+    assert_eq!(deliveries(&h, C), vec![(21 * NS_PER_MS, A, 3)]);
+    assert_eq!(deliveries(&h, A), vec![(21 * NS_PER_MS, B, 5)]);
 }
 
 /// network.rs: links are FIFO ("as a TCP connection does") unless `reorder` is on, so a message
@@ -1126,19 +1184,19 @@ fn delay_window_slows_one_link_for_messages_sent_inside_it() {
 #[test]
 fn delay_on_a_fifo_link_holds_back_later_messages_behind_the_delayed_one() {
     let a = Toy::new()
-        .on_first_start([Act::Timer(1, 20 * MS), Act::Timer(2, 100 * MS)])
+        .on_first_start([Act::Timer(1, 20 * NS_PER_MS), Act::Timer(2, 100 * NS_PER_MS)])
         .on(1, [Act::Send(B, 1)])
         .on(2, [Act::Send(B, 2)]);
     let delay = FaultAction::Delay {
         from: A,
         to: B,
-        window_ns: 50 * MS,
+        window_ns: 50 * NS_PER_MS,
         extra_ns: S,
     };
-    let h = run([a, Toy::new()], vec![at(10 * MS, delay)]);
+    let h = run([a, Toy::new()], vec![at(10 * NS_PER_MS, delay)]);
     assert_eq!(
         deliveries(&h, B),
-        vec![(21 * MS + S, A, 1), (21 * MS + S, A, 2)],
+        vec![(21 * NS_PER_MS + S, A, 1), (21 * NS_PER_MS + S, A, 2)],
         "{}",
         dump(&h)
     );
@@ -1154,7 +1212,7 @@ fn lossy_world(loss: FaultAction) -> Hist {
     let a = Toy::new()
         .on_first_start((0..20).map(|n| Act::Send(B, n)))
         .on_first_start((100..105).map(|n| Act::Send(C, n)))
-        .on_first_start([Act::Timer(1, 100 * MS)])
+        .on_first_start([Act::Timer(1, 100 * NS_PER_MS)])
         .on(1, [Act::Send(B, 200)]);
     let b = Toy::new().on_first_start((300..305).map(|n| Act::Send(A, n)));
     run([a, b, Toy::new()], vec![at(0, loss)])
@@ -1169,7 +1227,7 @@ fn certain_loss_drops_every_matching_message_inside_its_window() {
         from: Some(A),
         to: Some(B),
         ppm: 1_000_000,
-        window_ns: Some(50 * MS),
+        window_ns: Some(50 * NS_PER_MS),
         duplicate: false,
     });
     let lost: Vec<u32> = drops(&h)
@@ -1181,7 +1239,7 @@ fn certain_loss_drops_every_matching_message_inside_its_window() {
         .collect();
     assert_eq!(lost, (0..20).collect::<Vec<_>>(), "{}", dump(&h));
     // After the window, a -> b works again; other links never lost anything.
-    assert_eq!(deliveries(&h, B), vec![(101 * MS, A, 200)]);
+    assert_eq!(deliveries(&h, B), vec![(101 * NS_PER_MS, A, 200)]);
     assert_eq!(deliveries(&h, C).len(), 5);
     assert_eq!(deliveries(&h, A).len(), 5);
 }
@@ -1222,7 +1280,7 @@ fn half_lossy(seed: u64) -> Hist {
     let mut a = Toy::new();
     for k in 0..400 {
         a = a
-            .on_first_start([Act::Timer(k, u64::from(k) * MS)])
+            .on_first_start([Act::Timer(k, u64::from(k) * NS_PER_MS)])
             .on(k, [Act::Send(B, k)]);
     }
     let loss = FaultAction::Loss {
@@ -1279,7 +1337,7 @@ fn default_links_are_fifo_under_random_latency() {
     let mut a = Toy::new().on_first_start((0..100).map(|n| Act::Send(B, n)));
     for k in 1..=30 {
         a = a
-            .on_first_start([Act::Timer(k, u64::from(k) * MS / 2)])
+            .on_first_start([Act::Timer(k, u64::from(k) * NS_PER_MS / 2)])
             .on(k, [Act::Send(B, 100 + k)]);
     }
     let h = run_world(nodes([a, Toy::new()]), NetworkConfig::default(), vec![], 3);
@@ -1301,7 +1359,7 @@ fn reorder_lets_a_later_message_overtake_an_earlier_one_on_the_same_link() {
         let mut a = Toy::new();
         for k in 0..100 {
             a = a
-                .on_first_start([Act::Timer(k, u64::from(k) * MS / 2)])
+                .on_first_start([Act::Timer(k, u64::from(k) * NS_PER_MS / 2)])
                 .on(k, [Act::Send(B, k)]);
         }
         let network = NetworkConfig {
@@ -1335,11 +1393,11 @@ fn stats_count_sends_deliveries_and_fired_timers() {
             Act::Send(B, 3),
             Act::Send(C, 4),
             Act::Send(C, 5),
-            Act::Timer(1, 10 * MS),
-            Act::Timer(2, 20 * MS),
+            Act::Timer(1, 10 * NS_PER_MS),
+            Act::Timer(2, 20 * NS_PER_MS),
             Act::Cancel(2),
-            Act::Timer(3, 30 * MS),
-            Act::Timer(3, 40 * MS),
+            Act::Timer(3, 30 * NS_PER_MS),
+            Act::Timer(3, 40 * NS_PER_MS),
         ])
     };
     let isolate_c = || {
@@ -1360,7 +1418,10 @@ fn stats_count_sends_deliveries_and_fired_timers() {
     };
     assert_eq!(h.stats, expected, "{}", dump(&h));
     assert_eq!(h.stats.events(), 10);
-    assert_eq!(handled(&h, A), vec![(10 * MS, timer(1)), (40 * MS, timer(3))]);
+    assert_eq!(
+        handled(&h, A),
+        vec![(10 * NS_PER_MS, timer(1)), (40 * NS_PER_MS, timer(3))]
+    );
     let count = |f: fn(&What<Ping, Obs>) -> bool| h.events.iter().filter(|e| f(&e.what)).count() as u64;
     assert_eq!(count(|w| matches!(w, What::Send { .. })), expected.sent);
     assert_eq!(count(|w| matches!(w, What::Deliver { .. })), expected.delivered);
@@ -1395,7 +1456,7 @@ fn busy(seed: u64, faulty: bool) -> Hist {
         let mut toy = Toy::new().on_first_start([Act::Draw]);
         for k in 1..=20 {
             toy = toy
-                .on_first_start([Act::Timer(k, u64::from(k) * 7 * MS)])
+                .on_first_start([Act::Timer(k, u64::from(k) * 7 * NS_PER_MS)])
                 .on(k, others.iter().map(|&to| Act::Send(to, k)))
                 .on(k, [Act::Draw]);
         }
@@ -1422,7 +1483,7 @@ fn busy(seed: u64, faulty: bool) -> Hist {
                 duplicate: true,
             },
         ),
-        at(50 * MS, pause(C, 30 * MS, true)),
+        at(50 * NS_PER_MS, pause(C, 30 * NS_PER_MS, true)),
     ];
     let faults = if faulty { faults } else { Vec::new() };
     run_world(nodes(toys), NetworkConfig::default(), faults, seed)

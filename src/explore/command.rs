@@ -10,12 +10,12 @@ use locksim_protocols::run;
 use locksim_sim::{Level, NodeId, Status};
 use serde_json::{Map, Value, json};
 
-use super::render::Overrides;
 use super::runner::{Options, Progress, Summary, explore, shard_len};
+use super::scenario_toml::Overrides;
 use super::shrink::{Candidate, Finding, shrink};
 use super::swarm::plan_for_seed;
 use crate::load::{LoadedScenario, parse_scenario};
-use crate::report::RunReport;
+use crate::run_result::RunReport;
 
 /// A written minimal counterexample.
 pub struct Written {

@@ -5,8 +5,9 @@
 
 pub mod command;
 pub mod plan;
-pub mod render;
 pub mod runner;
+pub mod scenario_toml;
+pub mod shape;
 pub mod shrink;
 pub mod space;
 pub mod strategy;
@@ -14,8 +15,9 @@ pub mod swarm;
 
 pub use plan::Plan;
 pub use runner::{Options, Summary, explore};
+pub use shape::{PlanShape, ShapeNode};
 pub use space::{FaultKind, FaultSpace, KindLimits};
-pub use strategy::{PlanShape, ShapeNode, plans};
+pub use strategy::plans;
 pub use swarm::plan_for_seed;
 
 use locksim_protocols::{Scenario, run};

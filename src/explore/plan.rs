@@ -3,6 +3,7 @@
 //! finding is a scenario file `locksim run` replays.
 
 use locksim_protocols::Scenario;
+use locksim_sim::time::NS_PER_MS;
 use locksim_sim::{ClockSpec, FaultAction, FaultEntry, FaultPlan, Names, NodeId, Trigger};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -70,10 +71,8 @@ impl Plan {
     }
 }
 
-const MS: u64 = 1_000_000;
-
 fn ms(ns: u64) -> u64 {
-    ns / MS
+    ns / NS_PER_MS
 }
 
 fn quote(s: &str) -> String {
@@ -134,7 +133,7 @@ pub fn fault_toml(e: &FaultEntry, names: &Names) -> String {
                 line(&mut out, "heal_after_ms", ms(*h).to_string());
             }
         }
-        FaultAction::ClockJump { by_ns, .. } => line(&mut out, "by_ms", (by_ns / MS as i64).to_string()),
+        FaultAction::ClockJump { by_ns, .. } => line(&mut out, "by_ms", (by_ns / NS_PER_MS as i64).to_string()),
         FaultAction::Delay {
             from,
             to,

@@ -6,10 +6,11 @@
 //! replays, and a candidate the loader rejects is simply not taken.
 
 use locksim_protocols::{Role, Scenario, run};
+use locksim_sim::time::NS_PER_MS;
 use locksim_sim::{FaultAction, Invariant, Level, Names, Status, Trigger};
 
 use super::plan::Plan;
-use super::render::{Overrides, scenario_text};
+use super::scenario_toml::{Overrides, scenario_text};
 use crate::load::parse_scenario;
 
 /// A shrinking candidate: the plan and what it changes in the protocol.
@@ -139,8 +140,6 @@ fn candidates(c: &Candidate, base: &Scenario) -> Vec<Candidate> {
     out
 }
 
-const MS: u64 = 1_000_000;
-
 /// Values below `v`, simplest first: half of it, three quarters of it (for when halving
 /// overshoots), then `v` rounded down to a multiple of each of `units`, coarsest first (9631 ms
 /// -> 9000 ms, 9600 ms). No repeats, never `v` itself.
@@ -157,10 +156,10 @@ fn smaller(v: u64, units: [u64; 2]) -> Vec<u64> {
 /// Smaller durations or times than `ns`, in whole milliseconds of at least `min_ms`: seconds
 /// and tenths of seconds are the round values.
 fn shorter(ns: u64, min_ms: u64) -> Vec<u64> {
-    smaller(ns / MS, [1_000, 100])
+    smaller(ns / NS_PER_MS, [1_000, 100])
         .into_iter()
         .filter(|ms| *ms >= min_ms)
-        .map(|ms| ms * MS)
+        .map(|ms| ms * NS_PER_MS)
         .collect()
 }
 
@@ -241,11 +240,11 @@ fn simplify(e: &locksim_sim::FaultEntry) -> Vec<locksim_sim::FaultEntry> {
         }
         FaultAction::ClockJump { node, by_ns } => {
             let sign = by_ns.signum();
-            for ms in smaller((by_ns.unsigned_abs()) / MS, [1_000, 100]) {
+            for ms in smaller((by_ns.unsigned_abs()) / NS_PER_MS, [1_000, 100]) {
                 if ms > 0 {
                     let action = FaultAction::ClockJump {
                         node: *node,
-                        by_ns: sign * (ms * MS) as i64,
+                        by_ns: sign * (ms * NS_PER_MS) as i64,
                     };
                     with(t(), action);
                 }
@@ -340,10 +339,12 @@ mod tests {
 
     fn pause(at_ms: u64, duration_ms: u64) -> FaultEntry {
         FaultEntry {
-            trigger: Trigger::At { at_ns: at_ms * MS },
+            trigger: Trigger::At {
+                at_ns: at_ms * NS_PER_MS,
+            },
             action: FaultAction::Pause {
                 node: NodeId(0),
-                duration_ns: duration_ms * MS,
+                duration_ns: duration_ms * NS_PER_MS,
                 suspend: false,
             },
         }
@@ -353,7 +354,9 @@ mod tests {
         entries
             .iter()
             .map(|e| match (&e.trigger, &e.action) {
-                (Trigger::At { at_ns }, FaultAction::Pause { duration_ns, .. }) => (at_ns / MS, duration_ns / MS),
+                (Trigger::At { at_ns }, FaultAction::Pause { duration_ns, .. }) => {
+                    (at_ns / NS_PER_MS, duration_ns / NS_PER_MS)
+                }
                 other => panic!("a timed pause, not {other:?}"),
             })
             .collect()
@@ -366,7 +369,7 @@ mod tests {
         assert_eq!(smaller(2, [1_000, 100]), [1, 0]);
         assert_eq!(smaller(1, [1_000, 100]), [0]);
         assert!(smaller(0, [1_000, 100]).is_empty());
-        assert!(shorter(MS, 1).is_empty(), "a pause is at least 1 ms long");
+        assert!(shorter(NS_PER_MS, 1).is_empty(), "a pause is at least 1 ms long");
     }
 
     #[test]

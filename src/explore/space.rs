@@ -22,7 +22,7 @@
 //! than a space of no-op faults).
 //!
 //! `fix` is a table of scenario tables (`[explore.fix.protocol]`, `[explore.fix.resource]`...)
-//! that exploration itself does not read: `crate::bugs` merges it into the scenario to get a
+//! that exploration itself does not read: `crate::report::bugs` merges it into the scenario to get a
 //! bug's fixed twin, and runs both under the same plans. Here it only has to be a table.
 
 use std::collections::BTreeMap;
@@ -32,7 +32,7 @@ use locksim_protocols::knobs::{KnobError, KnobValue, Knobs};
 use locksim_protocols::{Protocol, Role};
 use locksim_sim::NodeId;
 
-use super::strategy::PlanShape;
+use super::shape::PlanShape;
 
 /// A kind of fault a plan can contain. `Suspend` is a pause that stops the monotonic clock;
 /// `Drift` sets a node's clock rate for the whole run.

@@ -33,91 +33,14 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::{BoxedStrategy, Just, Union};
 
-use locksim_protocols::{Role, Scenario};
+use locksim_protocols::Role;
 use locksim_sim::clock::{DRIFT_PPM_MAX, DRIFT_PPM_MIN};
-use locksim_sim::{FaultAction, FaultEntry, Names, NodeId, Trigger};
+use locksim_sim::time::NS_PER_MS;
+use locksim_sim::{FaultAction, FaultEntry, NodeId, Trigger};
 
 use super::plan::Plan;
+use super::shape::{PlanShape, ShapeNode};
 use super::space::{FaultKind, FaultSpace};
-
-const MS: u64 = 1_000_000;
-
-/// One node of a [`PlanShape`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShapeNode {
-    pub name: String,
-    /// Decides which kinds strike it by default ([`FaultSpace::defaults_for`]).
-    pub role: Role,
-    /// The events it records: what a fault's `after` on it may name. A node that records
-    /// none is struck `after` a client's event instead.
-    pub events: Vec<String>,
-}
-
-/// What a plan strategy needs to know about a world.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanShape {
-    /// The world's nodes, in `NodeId` order.
-    pub nodes: Vec<ShapeNode>,
-    /// The nodes a `failover` may name (primaries with a replica).
-    pub failover_targets: Vec<String>,
-    /// The run's length: time triggers fall in its first three quarters.
-    pub duration_ms: u64,
-    /// The entries every plan starts with (a scenario's own `[[fault]]`s).
-    pub base: Plan,
-}
-
-impl PlanShape {
-    /// The shape of a scenario: its protocol's nodes and events, and its own faults as the
-    /// start of every plan.
-    pub fn of(s: &Scenario) -> Self {
-        PlanShape {
-            nodes: s
-                .protocol
-                .layout()
-                .nodes()
-                .iter()
-                .map(|n| ShapeNode {
-                    name: n.name.clone(),
-                    role: n.role,
-                    events: n.events.iter().map(|e| e.to_string()).collect(),
-                })
-                .collect(),
-            failover_targets: s.protocol.failover_targets(),
-            duration_ms: s.duration_ns / MS,
-            base: Plan::of(s),
-        }
-    }
-
-    /// An empty shape for a run of `duration_ms`, to add nodes to.
-    pub fn new(duration_ms: u64) -> Self {
-        PlanShape {
-            nodes: Vec::new(),
-            failover_targets: Vec::new(),
-            duration_ms,
-            base: Plan::default(),
-        }
-    }
-
-    /// Adds the next node (its `NodeId` is its position).
-    pub fn node(mut self, name: &str, role: Role, events: &[&str]) -> Self {
-        self.nodes.push(ShapeNode {
-            name: name.to_string(),
-            role,
-            events: events.iter().map(|e| e.to_string()).collect(),
-        });
-        self
-    }
-
-    /// The node called `name`.
-    pub fn find(&self, name: &str) -> Option<NodeId> {
-        self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
-    }
-
-    /// The nodes' names, for rendering plans ([`Plan::to_toml`]).
-    pub fn names(&self) -> Names {
-        Names::new(self.nodes.iter().map(|n| n.name.clone()).collect())
-    }
-}
 
 /// One generated entry: a fault, or a node's clock rate for the whole run.
 #[derive(Clone, Debug)]
@@ -204,7 +127,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
             .prop_map(move |(t, ms)| {
                 let action = FaultAction::Pause {
                     node,
-                    duration_ns: ms * MS,
+                    duration_ns: ms * NS_PER_MS,
                     suspend: kind == FaultKind::Suspend,
                 };
                 fault(t, action)
@@ -214,7 +137,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
             .prop_map(move |(t, ms)| {
                 let action = FaultAction::Crash {
                     node,
-                    restart_after_ns: Some(ms * MS),
+                    restart_after_ns: Some(ms * NS_PER_MS),
                 };
                 fault(t, action)
             })
@@ -238,7 +161,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
                     let action = FaultAction::Partition {
                         groups: vec![side, rest],
                         one_way,
-                        heal_after_ns: Some(ms * MS),
+                        heal_after_ns: Some(ms * NS_PER_MS),
                     };
                     fault(t, action)
                 })
@@ -248,7 +171,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
             .prop_map(move |(t, back, ms)| {
                 let action = FaultAction::ClockJump {
                     node,
-                    by_ns: signed(back, ms) * MS as i64,
+                    by_ns: signed(back, ms) * NS_PER_MS as i64,
                 };
                 fault(t, action)
             })
@@ -268,8 +191,8 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
                     let action = FaultAction::Delay {
                         from: node,
                         to,
-                        window_ns: window_ms * MS,
-                        extra_ns: extra_ms * MS,
+                        window_ns: window_ms * NS_PER_MS,
+                        extra_ns: extra_ms * NS_PER_MS,
                     };
                     fault(t, action)
                 })
@@ -281,7 +204,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
                     from: Some(node),
                     to: None,
                     ppm: ppm as u32,
-                    window_ns: Some(window_ms * MS),
+                    window_ns: Some(window_ms * NS_PER_MS),
                     duplicate: false,
                 };
                 fault(t, action)
@@ -298,7 +221,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
 /// records none) — the swarm generator's trick for narrow windows such as "between the read
 /// and the write".
 fn trigger(shape: &PlanShape, node: NodeId) -> BoxedStrategy<Trigger> {
-    let at = (0..=shape.duration_ms * 3 / 4).prop_map(|ms| Trigger::At { at_ns: ms * MS });
+    let at = (0..=shape.duration_ms * 3 / 4).prop_map(|ms| Trigger::At { at_ns: ms * NS_PER_MS });
     let own = &shape.nodes[node.index()];
     let watched: Vec<(NodeId, &ShapeNode)> = if own.events.is_empty() {
         (0..shape.nodes.len() as u32)

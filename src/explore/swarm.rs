@@ -7,12 +7,11 @@
 use locksim_protocols::{Layout, Role, Scenario};
 use locksim_sim::rng::ChaCha8Rng;
 use locksim_sim::rng::{stream, uniform};
+use locksim_sim::time::NS_PER_MS;
 use locksim_sim::{FaultAction, FaultEntry, NodeId, Trigger};
 
 use super::plan::Plan;
 use super::space::{FaultKind, FaultSpace};
-
-const MS: u64 = 1_000_000;
 
 fn pick<T: Copy>(rng: &mut ChaCha8Rng, items: &[T]) -> T {
     items[uniform(rng, 0, items.len() as u64 - 1) as usize]
@@ -37,7 +36,7 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
         let max = space.kinds[kind].max;
         *intensity = (max >> uniform(&mut rng, 0, 2)).max(1);
     }
-    let duration_ms = s.duration_ns / MS;
+    let duration_ms = s.duration_ns / NS_PER_MS;
     let layout = s.protocol.layout();
     let count = uniform(&mut rng, 1, u64::from(space.max_faults));
     for _ in 0..count {
@@ -56,12 +55,12 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
         let action = match kind {
             FaultKind::Pause | FaultKind::Suspend => FaultAction::Pause {
                 node,
-                duration_ns: magnitude_ms * MS,
+                duration_ns: magnitude_ms * NS_PER_MS,
                 suspend: kind == FaultKind::Suspend,
             },
             FaultKind::Crash => FaultAction::Crash {
                 node,
-                restart_after_ns: Some(uniform(&mut rng, 0, intensity) * MS),
+                restart_after_ns: Some(uniform(&mut rng, 0, intensity) * NS_PER_MS),
             },
             FaultKind::Partition => {
                 // Cut the chosen node, with a random share of the others, from the rest.
@@ -84,14 +83,14 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
                 FaultAction::Partition {
                     groups: vec![side, rest],
                     one_way: uniform(&mut rng, 0, 4) == 0,
-                    heal_after_ns: Some(magnitude_ms * MS),
+                    heal_after_ns: Some(magnitude_ms * NS_PER_MS),
                 }
             }
             FaultKind::ClockJump => {
                 let sign = if uniform(&mut rng, 0, 1) == 0 { 1 } else { -1 };
                 FaultAction::ClockJump {
                     node,
-                    by_ns: sign * (magnitude_ms * MS) as i64,
+                    by_ns: sign * (magnitude_ms * NS_PER_MS) as i64,
                 }
             }
             FaultKind::Delay => {
@@ -105,15 +104,15 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
                 FaultAction::Delay {
                     from: node,
                     to,
-                    window_ns: uniform(&mut rng, 1, 2_000) * MS,
-                    extra_ns: magnitude_ms * MS,
+                    window_ns: uniform(&mut rng, 1, 2_000) * NS_PER_MS,
+                    extra_ns: magnitude_ms * NS_PER_MS,
                 }
             }
             FaultKind::Loss => FaultAction::Loss {
                 from: Some(node),
                 to: None,
                 ppm: uniform(&mut rng, 1, intensity.min(1_000_000)) as u32,
-                window_ns: Some(uniform(&mut rng, 1, 10_000) * MS),
+                window_ns: Some(uniform(&mut rng, 1, 10_000) * NS_PER_MS),
                 duplicate: false,
             },
             FaultKind::Failover => FaultAction::Failover { node },
@@ -130,7 +129,7 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
 fn trigger(rng: &mut ChaCha8Rng, layout: &Layout, node: NodeId, duration_ms: u64) -> Trigger {
     if uniform(rng, 0, 1) == 0 {
         return Trigger::At {
-            at_ns: uniform(rng, 0, duration_ms * 3 / 4) * MS,
+            at_ns: uniform(rng, 0, duration_ms * 3 / 4) * NS_PER_MS,
         };
     }
     let mut watched = node;

@@ -574,17 +574,22 @@ pub fn drift_allowance_ns(ttl_ns: u64, factor_ppm: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const MS: u64 = 1_000_000;
+    use locksim_sim::time::NS_PER_MS;
 
     #[test]
     fn redlock_validity_of_the_redis_documentation() {
         // ttl 10000 ms, 50 ms to acquire, drift factor 0.01: 10000 - 50 - (100 + 2) = 9848 ms.
-        let drift = drift_allowance_ns(10_000 * MS, 10_000);
-        assert_eq!(drift, 102 * MS);
-        assert_eq!(validity_ns(10_000 * MS, 50 * MS as i64, drift), 9_848 * MS as i64);
-        assert!(validity_ns(10_000 * MS, 12_000 * MS as i64, drift) < 0);
+        let drift = drift_allowance_ns(10_000 * NS_PER_MS, 10_000);
+        assert_eq!(drift, 102 * NS_PER_MS);
+        assert_eq!(
+            validity_ns(10_000 * NS_PER_MS, 50 * NS_PER_MS as i64, drift),
+            9_848 * NS_PER_MS as i64
+        );
+        assert!(validity_ns(10_000 * NS_PER_MS, 12_000 * NS_PER_MS as i64, drift) < 0);
         // A wall clock stepped back 5 s during a 50 ms acquisition: 5 s of validity too many.
-        assert_eq!(validity_ns(10_000 * MS, -4_950 * MS as i64, drift), 14_848 * MS as i64);
+        assert_eq!(
+            validity_ns(10_000 * NS_PER_MS, -4_950 * NS_PER_MS as i64, drift),
+            14_848 * NS_PER_MS as i64
+        );
     }
 }

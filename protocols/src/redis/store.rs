@@ -2,6 +2,8 @@
 //! own — the caller passes the server's clock reading. Keys expire lazily on access (every
 //! command treats an expired key as absent); the server adds active expiry on top.
 
+use locksim_sim::time::SIGNED_NS_PER_MS;
+
 use super::cmd::{Cmd, Key, Reply, Value};
 
 /// A key's value and its expiry instant on the server's clock (ns).
@@ -29,8 +31,6 @@ fn cell(key: Key) -> usize {
         Key::Fence => 1,
     }
 }
-
-const MS: i64 = 1_000_000;
 
 /// Redis keeps a key alive while its clock still reads the expiry instant and expires it only
 /// after (`if (now <= when) return 0` in `keyIsExpired`).
@@ -100,7 +100,7 @@ impl Store {
                 if self.live(key, now_ns).is_some() {
                     return Reply::Nil;
                 }
-                self.set(key, value, Some(now_ns + px_ms as i64 * MS));
+                self.set(key, value, Some(now_ns + px_ms as i64 * SIGNED_NS_PER_MS));
                 Reply::Ok
             }
             Cmd::SetNx { key, value } => {
@@ -113,7 +113,7 @@ impl Store {
             Cmd::PExpire { key, ms } => match self.live(key, now_ns) {
                 None => Reply::Int(0),
                 Some(e) => {
-                    self.set(key, e.value, Some(now_ns + ms as i64 * MS));
+                    self.set(key, e.value, Some(now_ns + ms as i64 * SIGNED_NS_PER_MS));
                     Reply::Int(1)
                 }
             },
@@ -132,7 +132,7 @@ impl Store {
                 Some(Entry {
                     expires_at_ns: Some(at),
                     ..
-                }) => Reply::Int((at - now_ns + MS / 2) / MS),
+                }) => Reply::Int((at - now_ns + SIGNED_NS_PER_MS / 2) / SIGNED_NS_PER_MS),
             },
             Cmd::DelIfEq { key, value } => match self.live(key, now_ns) {
                 Some(e) if e.value == value => {
@@ -157,7 +157,7 @@ impl Store {
                 if self.live(key, now_ns).is_some() {
                     return Reply::Nil;
                 }
-                self.set(key, value, px_ms.map(|ms| now_ns + ms as i64 * MS));
+                self.set(key, value, px_ms.map(|ms| now_ns + ms as i64 * SIGNED_NS_PER_MS));
                 self.incr(fence, now_ns)
             }
         }

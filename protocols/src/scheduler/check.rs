@@ -141,7 +141,7 @@ mod tests {
     use super::*;
     use crate::scheduler::obs::JOB;
 
-    const MS: u64 = 1_000_000;
+    use locksim_sim::time::NS_PER_MS;
     const WORKER: NodeId = NodeId(0);
     const SERVER: NodeId = NodeId(1);
     const STORE: NodeId = NodeId(2);
@@ -152,15 +152,15 @@ mod tests {
             events: obs
                 .into_iter()
                 .map(|(ms, node, o)| Event {
-                    t_ns: ms * MS,
+                    t_ns: ms * NS_PER_MS,
                     node,
-                    wall_ns: (ms * MS) as i64,
-                    mono_ns: ms * MS,
+                    wall_ns: (ms * NS_PER_MS) as i64,
+                    mono_ns: ms * NS_PER_MS,
                     what: What::Observe(o),
                 })
                 .collect(),
             clocks: vec![ClockTrack::default(); 3],
-            end_ns: end_ms * MS,
+            end_ns: end_ms * NS_PER_MS,
             stats: Stats::default(),
         }
     }
@@ -186,7 +186,7 @@ mod tests {
     }
 
     fn status(h: &SchedHistory, settle_ms: u64) -> Status {
-        check_exactly_once(h, settle_ms * MS).remove(0).status
+        check_exactly_once(h, settle_ms * NS_PER_MS).remove(0).status
     }
 
     #[test]
@@ -198,7 +198,7 @@ mod tests {
         let Status::Violated(v) = status(&h, 5_000) else {
             panic!()
         };
-        assert_eq!((v.event, v.t_ns), (2, 13_005 * MS));
+        assert_eq!((v.event, v.t_ns), (2, 13_005 * NS_PER_MS));
     }
 
     #[test]
@@ -319,6 +319,6 @@ mod tests {
         let Status::Violated(v) = status(&h, 5_000) else {
             panic!()
         };
-        assert_eq!((v.event, v.t_ns), (2, 13_000 * MS));
+        assert_eq!((v.event, v.t_ns), (2, 13_000 * NS_PER_MS));
     }
 }

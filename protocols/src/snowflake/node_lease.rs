@@ -142,7 +142,7 @@ mod tests {
 
     use super::*;
 
-    const MS: u64 = 1_000_000;
+    use locksim_sim::time::NS_PER_MS;
 
     /// Delivers `msg` from `from` at monotonic time `now_ns`; returns what the server did.
     fn step(
@@ -170,32 +170,32 @@ mod tests {
     #[test]
     fn a_pool_of_two_grants_two_then_none_and_reuses_an_expired_id() {
         let (a, b, c) = (NodeId(0), NodeId(1), NodeId(2));
-        let mut s = NodeLeaseServer::new(2, 3_000 * MS);
+        let mut s = NodeLeaseServer::new(2, 3_000 * NS_PER_MS);
         let lease = |req| Msg::Lease { req };
         assert_eq!(
             replies(&step(&mut s, 0, |s, x| s.on_msg(x, a, lease(1)))),
             [Msg::Granted { req: 1, node_id: 0 }]
         );
         assert_eq!(
-            replies(&step(&mut s, MS, |s, x| s.on_msg(x, b, lease(1)))),
+            replies(&step(&mut s, NS_PER_MS, |s, x| s.on_msg(x, b, lease(1)))),
             [Msg::Granted { req: 1, node_id: 1 }]
         );
         assert_eq!(
-            replies(&step(&mut s, 2 * MS, |s, x| s.on_msg(x, c, lease(1)))),
+            replies(&step(&mut s, 2 * NS_PER_MS, |s, x| s.on_msg(x, c, lease(1)))),
             [Msg::NoneFree { req: 1, pool: 2 }]
         );
         // a renews; b does not. At 3.001 s b's lease runs out (its timer fires).
         let renew = Msg::Renew { req: 2, node_id: 0 };
         assert_eq!(
-            replies(&step(&mut s, 1_000 * MS, |s, x| s.on_msg(x, a, renew))),
+            replies(&step(&mut s, 1_000 * NS_PER_MS, |s, x| s.on_msg(x, a, renew))),
             [Msg::Renewed { req: 2 }]
         );
-        let expired = step(&mut s, 3_001 * MS, |s, x| s.on_timer(x, EXPIRE));
+        let expired = step(&mut s, 3_001 * NS_PER_MS, |s, x| s.on_timer(x, EXPIRE));
         assert!(matches!(
             expired[..],
             [Effect::Record(IdObs::NodeIdExpired { node_id: 1, holder }), ..] if holder == b
         ));
-        let granted = step(&mut s, 3_100 * MS, |s, x| s.on_msg(x, c, lease(2)));
+        let granted = step(&mut s, 3_100 * NS_PER_MS, |s, x| s.on_msg(x, c, lease(2)));
         assert!(matches!(
             granted[0],
             Effect::Record(IdObs::NodeIdGranted { node_id: 1, to, previous: Some(p), .. }) if to == c && p == b
@@ -204,12 +204,12 @@ mod tests {
         // b's late renewal: the lease is not its own any more.
         let late = Msg::Renew { req: 2, node_id: 1 };
         assert_eq!(
-            replies(&step(&mut s, 3_200 * MS, |s, x| s.on_msg(x, b, late))),
+            replies(&step(&mut s, 3_200 * NS_PER_MS, |s, x| s.on_msg(x, b, late))),
             [Msg::Gone { req: 2 }]
         );
         // a asking again (its answer was lost) keeps its own ID.
         assert_eq!(
-            replies(&step(&mut s, 3_300 * MS, |s, x| s.on_msg(x, a, lease(3)))),
+            replies(&step(&mut s, 3_300 * NS_PER_MS, |s, x| s.on_msg(x, a, lease(3)))),
             [Msg::Granted { req: 3, node_id: 0 }]
         );
     }

@@ -1,4 +1,4 @@
-//! Counted nouns in verdict messages: "1 fenced write", "21 holding intervals". A verdict is
+//! Counted nouns in verdict messages: "1 accepted write", "21 intervals". A verdict is
 //! read as a sentence, and "1 clients" makes a reader stop and doubt the count.
 
 /// `n` and the noun, plural unless `n` is 1: `count(1, "client")` is "1 client",

@@ -11,8 +11,8 @@ use locksim_sim::{Names, NodeId};
 use super::{LockFacts, LockSetup};
 use crate::lock::obs::LockObs;
 
-pub const MS: u64 = 1_000_000;
-pub const S: u64 = 1_000 * MS;
+pub use locksim_sim::time::NS_PER_MS;
+pub const S: u64 = 1_000 * NS_PER_MS;
 
 pub const C0: NodeId = NodeId(0);
 pub const C1: NodeId = NodeId(1);

@@ -35,7 +35,7 @@ fn role(h: Hist, t_ns: u64, node: NodeId, authoritative: bool) -> Hist {
 
 #[test]
 fn with_no_fault_the_window_runs_from_the_start_and_says_so() {
-    let h = Hist::new().acquired(4 * MS, C0, 1, 10 * S);
+    let h = Hist::new().acquired(4 * NS_PER_MS, C0, 1, 10 * S);
     assert_eq!(held(single(h)), "client-0 acquired at 0.004 s, no fault fired");
     let v = violated(single(Hist::new().acquired(31 * S, C0, 1, 40 * S)));
     assert_eq!(

@@ -28,15 +28,15 @@ fn keys(mut h: Hist, t_ms: u64, on: &[NodeId], lease: u64, expires_ms: i64) -> H
     for &server in on {
         let expiry = Some(Expiry {
             clock: ClockKind::Wall,
-            at_ns: expires_ms * MS as i64,
+            at_ns: expires_ms * NS_PER_MS as i64,
         });
-        h = h.obs(t_ms * MS, server, LockObs::KeySet { lease, expiry });
+        h = h.obs(t_ms * NS_PER_MS, server, LockObs::KeySet { lease, expiry });
     }
     h
 }
 
 fn role(h: Hist, t_ms: u64, server: NodeId, authoritative: bool, role: &'static str) -> Hist {
-    h.obs(t_ms * MS, server, LockObs::RoleChanged { authoritative, role })
+    h.obs(t_ms * NS_PER_MS, server, LockObs::RoleChanged { authoritative, role })
 }
 
 /// The verdict over the first `servers` of the cast, with `quorum`.
@@ -47,7 +47,7 @@ fn verdict(h: &Hist, servers: usize, quorum: usize) -> Status {
 
 #[test]
 fn the_holders_write_holds_and_a_write_under_another_key_is_stale() {
-    let h = keys(cast(), 1, &[S0], L0, 10_000).write_under(2 * MS, C0, L0);
+    let h = keys(cast(), 1, &[S0], L0, 10_000).write_under(2 * NS_PER_MS, C0, L0);
     assert_eq!(
         held(verdict(&h, 1, 1)),
         "1 accepted write, each while no other client held the lock or could be granted it"
@@ -56,14 +56,14 @@ fn the_holders_write_holds_and_a_write_under_another_key_is_stale() {
         lease: L0,
         cause: DeleteCause::Release,
     };
-    let h = keys(h.obs(3 * MS, S0, deleted), 4, &[S0], L1, 14_000).write_under(5 * MS, C0, L0);
+    let h = keys(h.obs(3 * NS_PER_MS, S0, deleted), 4, &[S0], L1, 14_000).write_under(5 * NS_PER_MS, C0, L0);
     let v = violated(verdict(&h, 1, 1));
     assert_eq!(
         v.why,
         "the resource accepted client-0's write at 0.005 s but client-0 does not hold the lock: \
          server-0 has the key for client-1 (lease b000)"
     );
-    assert_eq!(v.t_ns, 5 * MS);
+    assert_eq!(v.t_ns, 5 * NS_PER_MS);
 }
 
 #[test]
@@ -71,8 +71,8 @@ fn a_key_lives_through_its_expiry_instant_and_is_free_just_after() {
     // Redis expires a key just after its instant: a write at exactly that instant is the
     // holder's, one nanosecond later anybody could take the lock.
     let h = keys(cast(), 1, &[S0], L0, 10);
-    held(verdict(&h.clone().write_under(10 * MS, C0, L0), 1, 1));
-    let why = violated(verdict(&h.write_under(10 * MS + 1, C0, L0), 1, 1)).why;
+    held(verdict(&h.clone().write_under(10 * NS_PER_MS, C0, L0), 1, 1));
+    let why = violated(verdict(&h.write_under(10 * NS_PER_MS + 1, C0, L0), 1, 1)).why;
     assert!(
         why.ends_with("server-0 has its key expired (at 0.010 s, its clock reads 0.010 s)"),
         "{why}"
@@ -82,7 +82,7 @@ fn a_key_lives_through_its_expiry_instant_and_is_free_just_after() {
 #[test]
 fn a_write_under_an_earlier_lease_is_stale_even_when_its_writer_holds_again() {
     // Kleppmann's delayed packet can land while its own sender holds a later lease.
-    let h = keys(cast(), 1, &[S0], L0_LATER, 10_000).write_under(2 * MS, C0, L0);
+    let h = keys(cast(), 1, &[S0], L0_LATER, 10_000).write_under(2 * NS_PER_MS, C0, L0);
     let why = violated(verdict(&h, 1, 1)).why;
     assert!(why.ends_with("server-0 has the key for client-0 (lease a001)"), "{why}");
 }
@@ -96,14 +96,16 @@ fn a_crashed_server_is_unavailable_not_free_until_it_restarts() {
         cause: DeleteCause::Crash,
     };
     let crash = What::Crash {
-        restart_after_ns: Some(MS),
+        restart_after_ns: Some(NS_PER_MS),
     };
     let h = keys(cast(), 1, &[S0, S1, S2], L0, 10_000)
-        .obs(2 * MS, S2, lost)
-        .at(2 * MS, S2, crash)
-        .write_under(3 * MS, C0, L0);
+        .obs(2 * NS_PER_MS, S2, lost)
+        .at(2 * NS_PER_MS, S2, crash)
+        .write_under(3 * NS_PER_MS, C0, L0);
     held(verdict(&h, 5, 3));
-    let h = h.at(4 * MS, S2, What::Restart).write_under(5 * MS, C0, L0);
+    let h = h
+        .at(4 * NS_PER_MS, S2, What::Restart)
+        .write_under(5 * NS_PER_MS, C0, L0);
     let why = violated(verdict(&h, 5, 3)).why;
     assert!(
         why.ends_with(
@@ -119,9 +121,9 @@ fn a_delayed_restart_lends_its_vote_to_nobody_until_it_serves_again() {
     // antirez's delayed restart: server-2 restarted empty but serves nothing for a TTL.
     let h = keys(cast(), 1, &[S0, S1], L0, 10_000);
     let h = keys(h, 1, &[S3], L1, 10_000);
-    let h = role(h, 2, S2, false, "restarted, unavailable (delayed restart)").write_under(3 * MS, C0, L0);
+    let h = role(h, 2, S2, false, "restarted, unavailable (delayed restart)").write_under(3 * NS_PER_MS, C0, L0);
     held(verdict(&h, 5, 3));
-    let h = role(h, 4, S2, true, "available again").write_under(5 * MS, C0, L0);
+    let h = role(h, 4, S2, true, "available again").write_under(5 * NS_PER_MS, C0, L0);
     let why = violated(verdict(&h, 5, 3)).why;
     // client-1 has its key on server-3, and the free server-2 and server-4 would grant it.
     assert!(
@@ -136,7 +138,7 @@ fn a_delayed_restart_lends_its_vote_to_nobody_until_it_serves_again() {
 #[test]
 fn another_clients_keys_short_of_a_quorum_do_not_make_a_write_stale() {
     let h = keys(cast(), 1, &[S0, S1, S2], L0, 10_000);
-    let h = keys(h, 1, &[S3, S4], L1, 10_000).write_under(2 * MS, C0, L0);
+    let h = keys(h, 1, &[S3, S4], L1, 10_000).write_under(2 * NS_PER_MS, C0, L0);
     held(verdict(&h, 5, 3));
 }
 
@@ -147,13 +149,13 @@ fn an_election_changes_nothing_and_a_new_leader_without_the_key_makes_it_stale()
     let h = role(cast(), 0, S1, false, "follower");
     let h = role(h, 0, S2, false, "follower");
     let h = keys(h, 1, &[S0], L0, 10_000);
-    let h = role(h, 2, S0, false, "follower").write_under(3 * MS, C0, L0);
+    let h = role(h, 2, S0, false, "follower").write_under(3 * NS_PER_MS, C0, L0);
     held(verdict(&h, 3, 1));
-    let h = keys(role(h, 4, S1, true, "leader"), 4, &[S1], L0, 12_000).write_under(5 * MS, C0, L0);
+    let h = keys(role(h, 4, S1, true, "leader"), 4, &[S1], L0, 12_000).write_under(5 * NS_PER_MS, C0, L0);
     held(verdict(&h, 3, 1));
     let h = h
-        .obs(6 * MS, S1, LockObs::KeyExpired { lease: L0 })
-        .write_under(7 * MS, C0, L0);
+        .obs(6 * NS_PER_MS, S1, LockObs::KeyExpired { lease: L0 })
+        .write_under(7 * NS_PER_MS, C0, L0);
     let why = violated(verdict(&h, 3, 1)).why;
     assert!(why.ends_with("server-1 (leader) has no lock key"), "{why}");
 }
@@ -169,9 +171,9 @@ fn a_new_raft_leader_retires_the_old_one_even_one_that_never_said_it_stepped_dow
     };
     let h = role(cast(), 0, S1, false, "follower");
     let h = role(role(h, 0, S2, false, "follower"), 0, S0, true, "leader");
-    let h = keys(h, 1, &[S0], L0, 10_000).at(2 * MS, S0, pause);
+    let h = keys(h, 1, &[S0], L0, 10_000).at(2 * NS_PER_MS, S0, pause);
     let h = role(h, 3, S1, true, "leader");
-    let h = keys(h, 4, &[S1], L1, 14_000).write_under(5 * MS, C1, L1);
+    let h = keys(h, 4, &[S1], L1, 14_000).write_under(5 * NS_PER_MS, C1, L1);
     let mut alone = setup(&SERVERS[..3], 1);
     let judged = |h: &Hist, setup: &LockSetup| {
         let h = h.clone().build();
@@ -187,7 +189,7 @@ fn a_new_raft_leader_retires_the_old_one_even_one_that_never_said_it_stepped_dow
         "{why}"
     );
     // A retired leader serves again once it is elected again.
-    let h = role(h, 6, S0, true, "leader").write_under(7 * MS, C1, L1);
+    let h = role(h, 6, S0, true, "leader").write_under(7 * NS_PER_MS, C1, L1);
     let why = violated(judged(&h, &alone)).why;
     assert!(
         why.ends_with("server-0 (leader) has the key for client-0 (lease a000)"),
@@ -206,7 +208,7 @@ fn a_write_a_server_applies_in_a_transaction_is_judged_too() {
         based_on: 0,
         prev_value: 0,
     };
-    let h = keys(cast(), 1, &[S0], L1, 10_000).obs(2 * MS, S0, applied);
+    let h = keys(cast(), 1, &[S0], L1, 10_000).obs(2 * NS_PER_MS, S0, applied);
     let why = violated(verdict(&h, 1, 1)).why;
     assert!(why.ends_with("server-0 has the key for client-1 (lease b000)"), "{why}");
 }

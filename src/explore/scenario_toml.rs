@@ -6,12 +6,11 @@
 //! `scenarios/` makes it a regression test.
 
 use locksim_protocols::Scenario;
+use locksim_sim::time::SIGNED_NS_PER_MS;
 use locksim_sim::{ClockSpec, Invariant, Names, NodeId};
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, TableLike, Value};
 
 use super::plan::{Plan, fault_toml};
-
-const MS: i64 = 1_000_000;
 
 /// What a candidate changes besides its plan.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -69,7 +68,7 @@ fn clocks(base: &Scenario, names: &Names, plan: &Plan) -> ArrayOfTables {
         let mut table = Table::new();
         table.insert("node", toml_edit::value(names.of(node)));
         if clock.offset_ns != 0 {
-            table.insert("offset_ms", toml_edit::value(clock.offset_ns / MS));
+            table.insert("offset_ms", toml_edit::value(clock.offset_ns / SIGNED_NS_PER_MS));
         }
         if clock.drift_ppm != 0 {
             table.insert("drift_ppm", toml_edit::value(i64::from(clock.drift_ppm)));
@@ -303,7 +302,7 @@ deadline_check = "checked"
         assert_eq!(text.matches("by_ms = 3000").count(), 1, "{text}");
         assert!(!text.contains("jumps"), "{text}");
         let client_1 = ClockSpec {
-            offset_ns: 250 * MS,
+            offset_ns: 250 * SIGNED_NS_PER_MS,
             drift_ppm: -150,
         };
         assert_eq!(shrunk.clock_of(NodeId(1)), client_1, "{text}");

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::bugs::Entry;
-use crate::explore::render::Overrides;
+use super::bugs::Entry;
 use crate::explore::runner::{Options, explore};
+use crate::explore::scenario_toml::Overrides;
 use crate::explore::shrink::{Candidate, Finding, shrink};
 use crate::explore::{FaultKind, FaultSpace, plan_for_seed};
 

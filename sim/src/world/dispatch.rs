@@ -1,0 +1,218 @@
+//! Handing a due item to its node and applying what the node asked for: the per-event path,
+//! so nothing here allocates beyond the history and the queue.
+
+use super::{Input, Life, Slot, World};
+use crate::history::{DropReason, Level, What};
+use crate::ids::NodeId;
+use crate::network::Route;
+use crate::node::{Ctx, Effect, Node};
+use crate::queue::Due;
+
+impl<N: Node> World<N> {
+    pub(super) fn dispatch(&mut self, due: Due<N::Msg>) {
+        match due {
+            Due::Start(node) => self.start(node, due),
+            Due::Deliver {
+                from,
+                to,
+                msg_id,
+                incarnation,
+                msg,
+            } => self.deliver(from, to, msg_id, incarnation, msg),
+            Due::Timer {
+                node,
+                tag,
+                generation,
+                target_mono_ns,
+                ..
+            } => self.timer_due(node, tag, generation, target_mono_ns, due),
+            Due::ClockJumped(node) => self.step_or_hold(node, Input::ClockJump, due),
+            Due::FailedOver(node, primary) => self.step_or_hold(node, Input::Failover(primary), due),
+            Due::Fault(fault) => self.fire(fault),
+            Due::Resume(node) => self.resume(node),
+            Due::Restart(node) => self.restart(node),
+            Due::Heal(fault) => self.heal(fault),
+            Due::WindowEnd(fault) => self.end_window(fault),
+        }
+    }
+
+    /// Starts `node` once; a paused node starts on resume (`due` waits), a crashed one never.
+    fn start(&mut self, node: NodeId, due: Due<N::Msg>) {
+        let slot = &mut self.slots[node.index()];
+        match slot.life {
+            _ if slot.started => {}
+            Life::Crashed => {}
+            Life::Paused { .. } => slot.pending.push(due),
+            Life::Running => {
+                slot.started = true;
+                if self.level == Level::Full {
+                    self.push_event(node, What::Start);
+                }
+                self.step(node, Input::Start);
+            }
+        }
+    }
+
+    /// A message arrives at `to`: dropped if the incarnation it was sent to is gone, held
+    /// while `to` is paused, handled otherwise.
+    fn deliver(&mut self, from: NodeId, to: NodeId, msg_id: u64, incarnation: u32, msg: N::Msg) {
+        let slot = &mut self.slots[to.index()];
+        if slot.life == Life::Crashed || slot.incarnation != incarnation {
+            self.drop_at_down_node(from, to, msg_id, msg);
+        } else if let Life::Paused { .. } = slot.life {
+            slot.pending.push(Due::Deliver {
+                from,
+                to,
+                msg_id,
+                incarnation,
+                msg,
+            });
+        } else {
+            self.stats.delivered += 1;
+            if self.level == Level::Full {
+                let what = What::Deliver {
+                    from,
+                    msg_id,
+                    msg: msg.clone(),
+                };
+                self.push_event(to, what);
+            }
+            self.step(to, Input::Msg(from, msg));
+        }
+    }
+
+    /// Records a message that reached a node that is down (or went down with it queued).
+    pub(super) fn drop_at_down_node(&mut self, from: NodeId, to: NodeId, msg_id: u64, msg: N::Msg) {
+        let reason = DropReason::Down;
+        self.push_event(
+            to,
+            What::Drop {
+                from,
+                to,
+                msg_id,
+                msg,
+                reason,
+            },
+        );
+    }
+
+    /// Runs `input` at a running node; a paused node gets it on resume (`later` waits in its
+    /// pending list), a crashed one never.
+    pub(super) fn step_or_hold(&mut self, node: NodeId, input: Input<N::Msg>, later: Due<N::Msg>) {
+        match self.slots[node.index()].life {
+            Life::Running => self.step(node, input),
+            Life::Paused { .. } => self.slots[node.index()].pending.push(later),
+            Life::Crashed => {}
+        }
+    }
+
+    /// Runs one handler of `node` and applies what it asked for.
+    pub(super) fn step(&mut self, node: NodeId, input: Input<N::Msg>) {
+        let now_ns = self.now_ns;
+        let mut out = std::mem::take(&mut self.out);
+        let crash = matches!(input, Input::Crash);
+        {
+            let Slot { model, rng, clock, .. } = &mut self.slots[node.index()];
+            let mut ctx = Ctx::new(node, clock.wall_now(now_ns), clock.mono_at(now_ns), rng, &mut out);
+            match input {
+                Input::Start => model.on_start(&mut ctx),
+                Input::Msg(from, msg) => model.on_msg(&mut ctx, from, msg),
+                Input::Timer(tag) => model.on_timer(&mut ctx, tag),
+                Input::Crash => model.on_crash(&mut ctx),
+                Input::ClockJump => model.on_clock_jump(&mut ctx),
+                Input::Failover(primary) => model.on_failover(&mut ctx, primary),
+            }
+        }
+        if crash {
+            for effect in out.drain(..) {
+                if let Effect::Record(obs) = effect {
+                    self.push_event(node, What::Observe(obs));
+                }
+            }
+        } else {
+            self.apply(node, &mut out);
+        }
+        self.out = out;
+    }
+
+    /// Applies effects in order. A fault triggered by a record takes effect at once: after a
+    /// pause the rest is held back until resume, after a crash it is lost.
+    pub(super) fn apply(&mut self, node: NodeId, effects: &mut Vec<Effect<N::Msg, N::Obs>>) {
+        let mut effects = effects.drain(..);
+        while let Some(effect) = effects.next() {
+            match self.slots[node.index()].life {
+                Life::Running => {}
+                Life::Paused { .. } => {
+                    let held = &mut self.slots[node.index()].held;
+                    held.push(effect);
+                    held.extend(effects);
+                    return;
+                }
+                Life::Crashed => return,
+            }
+            match effect {
+                Effect::Send { to, msg } => self.send(node, to, msg),
+                Effect::SetTimer { tag, after_ns } => self.set_timer(node, tag, after_ns),
+                Effect::CancelTimer { tag } => self.cancel_timer(node, tag),
+                Effect::Record(obs) => self.observe(node, obs),
+            }
+        }
+    }
+
+    /// Puts a message on the network: the route decides whether, when and how often it
+    /// arrives; each copy is addressed to the receiver's incarnation now.
+    fn send(&mut self, from: NodeId, to: NodeId, msg: N::Msg) {
+        self.stats.sent += 1;
+        self.next_msg_id += 1;
+        let msg_id = self.next_msg_id;
+        let route = self
+            .net
+            .route(&mut self.net_rng, &mut self.loss_rng, self.now_ns, from, to);
+        if self.level == Level::Full {
+            let what = What::Send {
+                to,
+                msg_id,
+                msg: msg.clone(),
+            };
+            self.push_event(from, what);
+        }
+        match route {
+            Route::Dropped(reason) => self.push_event(
+                from,
+                What::Drop {
+                    from,
+                    to,
+                    msg_id,
+                    msg,
+                    reason,
+                },
+            ),
+            Route::Arrives { at_ns, dup_ns } => {
+                let incarnation = self.slots[to.index()].incarnation;
+                if let Some(dup_ns) = dup_ns {
+                    let copy = msg.clone();
+                    self.queue.push(
+                        dup_ns,
+                        Due::Deliver {
+                            from,
+                            to,
+                            msg_id,
+                            incarnation,
+                            msg: copy,
+                        },
+                    );
+                }
+                self.queue.push(
+                    at_ns,
+                    Due::Deliver {
+                        from,
+                        to,
+                        msg_id,
+                        incarnation,
+                        msg,
+                    },
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Node timers: set, cancelled, re-armed after a suspension, and the one queue entry per tag
+//! that counts.
+
+use super::{Input, Life, World};
+use crate::history::{Level, What};
+use crate::ids::NodeId;
+use crate::node::{Node, TimerTag};
+use crate::queue::Due;
+
+/// One timer tag of one node.
+///
+/// A timer that is cancelled or replaced before it fires is common (a request timeout, once
+/// the reply is in), and a queue entry cannot be taken out of the heap cheaply. So the queue
+/// holds at most one entry per tag that counts, `entry`, and setting a timer due no earlier
+/// than that entry pushes nothing: when the entry comes due it finds the timer live later,
+/// and re-queues it then, with the `seq` drawn when it was set, so it runs exactly where it
+/// would have run had it been queued at once. Only a timer due *earlier* than the entry is
+/// pushed; the old entry is then an orphan, dropped when it comes due.
+#[derive(Copy, Clone, Debug, Default)]
+pub(super) struct TimerState {
+    /// Bumped by each set, cancel and crash: a `Due::Timer` of an older generation is stale
+    /// (one taken from the queue while the node was paused, say, and replaced meanwhile).
+    pub(super) generation: u32,
+    /// The timer set and not yet taken from the queue (fired, or put aside by a pause).
+    pub(super) live: Option<Armed>,
+    /// The queue entry that counts for this tag: its ticket (`seq`) and due time.
+    entry: Option<(u64, u64)>,
+}
+
+/// A live timer's place in the queue order and its monotonic deadline.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Armed {
+    at_ns: u64,
+    seq: u64,
+    target_mono_ns: u64,
+}
+
+impl<N: Node> World<N> {
+    /// The state of `node`'s timer `tag` (the table grows to the tags a node uses).
+    fn timer(&mut self, node: NodeId, tag: TimerTag) -> &mut TimerState {
+        let timers = &mut self.slots[node.index()].timers;
+        let i = tag as usize;
+        if timers.len() <= i {
+            timers.resize(i + 1, TimerState::default());
+        }
+        &mut timers[i]
+    }
+
+    pub(super) fn set_timer(&mut self, node: NodeId, tag: TimerTag, after_ns: u64) {
+        self.timer(node, tag).generation += 1;
+        let clock = &self.slots[node.index()].clock;
+        let target_mono_ns = clock.mono_at(self.now_ns) + after_ns;
+        let at_ns = clock.true_time_of_mono(target_mono_ns).max(self.now_ns);
+        self.arm(node, tag, at_ns, target_mono_ns);
+    }
+
+    pub(super) fn cancel_timer(&mut self, node: NodeId, tag: TimerTag) {
+        let timer = self.timer(node, tag);
+        timer.generation += 1;
+        timer.live = None;
+    }
+
+    /// Makes the timer of the current generation live, due at `at_ns`. It takes its place in
+    /// the queue order now; it enters the queue now only if no entry of its tag comes due
+    /// first (see [`TimerState`]).
+    fn arm(&mut self, node: NodeId, tag: TimerTag, at_ns: u64, target_mono_ns: u64) {
+        let seq = self.queue.next_seq();
+        let timer = self.timer(node, tag);
+        timer.live = Some(Armed {
+            at_ns,
+            seq,
+            target_mono_ns,
+        });
+        if timer.entry.is_some_and(|(_, entry_ns)| entry_ns <= at_ns) {
+            return;
+        }
+        timer.entry = Some((seq, at_ns));
+        let generation = timer.generation;
+        self.enqueue_timer(node, tag, generation, at_ns, seq, target_mono_ns);
+    }
+
+    fn enqueue_timer(
+        &mut self,
+        node: NodeId,
+        tag: TimerTag,
+        generation: u32,
+        at_ns: u64,
+        seq: u64,
+        target_mono_ns: u64,
+    ) {
+        let due = Due::Timer {
+            node,
+            tag,
+            generation,
+            target_mono_ns,
+            ticket: seq,
+        };
+        self.queue.push_with_seq(at_ns, seq, due);
+    }
+
+    /// A timer entry came due: whether it is the live timer, to dispatch. Otherwise it is an
+    /// orphan, or its timer was cancelled (dropped), or its timer was set again for later
+    /// (queued now, in its own place).
+    pub(super) fn timer_entry_due(&mut self, node: NodeId, tag: TimerTag, ticket: u64) -> bool {
+        let timer = &mut self.slots[node.index()].timers[tag as usize];
+        if timer.entry.is_none_or(|(t, _)| t != ticket) {
+            return false;
+        }
+        timer.entry = None;
+        match timer.live {
+            Some(live) if live.seq == ticket => {
+                timer.live = None;
+                true
+            }
+            Some(live) => {
+                debug_assert!(live.seq > ticket && live.at_ns >= self.now_ns);
+                timer.entry = Some((live.seq, live.at_ns));
+                let generation = timer.generation;
+                self.enqueue_timer(node, tag, generation, live.at_ns, live.seq, live.target_mono_ns);
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// The live timer `tag` of `node` is due (`due` is its queue item): the node handles it,
+    /// unless it is stale or the node crashed, or it waits for the node's resume, or it is
+    /// re-armed because a suspension stopped the monotonic clock after it was set.
+    pub(super) fn timer_due(
+        &mut self,
+        node: NodeId,
+        tag: TimerTag,
+        generation: u32,
+        target_mono_ns: u64,
+        due: Due<N::Msg>,
+    ) {
+        let slot = &mut self.slots[node.index()];
+        if slot.timers[tag as usize].generation != generation || slot.life == Life::Crashed {
+            return;
+        }
+        if let Life::Paused { .. } = slot.life {
+            slot.pending.push(due);
+        } else if slot.clock.mono_at(self.now_ns) < target_mono_ns {
+            let at_ns = slot.clock.true_time_of_mono(target_mono_ns);
+            debug_assert!(at_ns > self.now_ns, "a timer re-armed for the same instant would loop");
+            self.arm(node, tag, at_ns, target_mono_ns);
+        } else {
+            self.stats.timers += 1;
+            if self.level == Level::Full {
+                self.push_event(node, What::Timer { tag });
+            }
+            self.step(node, Input::Timer(tag));
+        }
+    }
+}

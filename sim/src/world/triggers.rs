@@ -1,0 +1,73 @@
+//! Faults triggered by time (queued up front) or by the `nth` occurrence of a node's event
+//! (watched as observations are recorded), and the report of those that never came.
+
+use super::World;
+use crate::fault::{Trigger, Unfired};
+use crate::history::What;
+use crate::ids::NodeId;
+use crate::node::{Node, Observation};
+use crate::queue::Due;
+
+/// A fault waiting for the `nth` occurrence of a node's event.
+pub(super) struct Watch {
+    fault: u32,
+    node: NodeId,
+    event: String,
+    remaining: u32,
+}
+
+impl<N: Node> World<N> {
+    /// Queues each timed fault and watches for each event-triggered one.
+    pub(super) fn arm_triggers(&mut self) {
+        for (i, entry) in self.plan.entries.iter().enumerate() {
+            match &entry.trigger {
+                Trigger::At { at_ns } => self.queue.push(*at_ns, Due::Fault(i as u32)),
+                Trigger::After { node, event, nth } => self.watches.push(Watch {
+                    fault: i as u32,
+                    node: *node,
+                    event: event.clone(),
+                    remaining: (*nth).max(1),
+                }),
+            }
+        }
+    }
+
+    /// Records an observation and fires each fault whose watched event it completes.
+    pub(super) fn observe(&mut self, node: NodeId, obs: N::Obs) {
+        let kind = obs.kind();
+        self.push_event(node, What::Observe(obs));
+        for w in 0..self.watches.len() {
+            let watch = &mut self.watches[w];
+            if watch.remaining > 0 && watch.node == node && watch.event == kind {
+                watch.remaining -= 1;
+                if watch.remaining == 0 {
+                    let fault = watch.fault;
+                    self.fire(fault);
+                }
+            }
+        }
+    }
+
+    /// The plan entries that never fired, in plan order, with how many of the awaited events
+    /// were seen.
+    pub(super) fn unfired(&self) -> Vec<Unfired> {
+        (0..self.plan.entries.len())
+            .filter(|&i| !self.fired[i])
+            .map(|i| {
+                let fault = i as u32;
+                let seen = match &self.plan.entries[i].trigger {
+                    Trigger::At { .. } => 0,
+                    Trigger::After { nth, .. } => {
+                        let remaining = self
+                            .watches
+                            .iter()
+                            .find(|w| w.fault == fault)
+                            .map_or(0, |w| w.remaining);
+                        (*nth).max(1) - remaining
+                    }
+                };
+                Unfired { fault, seen }
+            })
+            .collect()
+    }
+}
