@@ -40,7 +40,7 @@ use locksim::protocols::redis::min_replicas::MinReplicasConfig;
 use locksim::protocols::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
 use locksim::protocols::resource::{Fencing, Resource, ResourceConfig, ResourceKind, ResourceOp, ResourceReply};
 use locksim::sim::check::check_lock;
-use locksim::sim::lock_obs::RESOURCE_EVENTS;
+use locksim::sim::lock_obs::{Deadline, RESOURCE_EVENTS};
 use locksim::sim::rng::uniform;
 use locksim::sim::{
     ClockSpec, Ctx, Effect, Level, LockObs, LockSetup, NetworkConfig, Node, NodeId, NodeSetup, TimerTag, World,
@@ -263,7 +263,7 @@ impl TokenLeaseClient {
             (Phase::Acquiring, _) => {
                 ctx.record(LockObs::AcquireFailed {
                     lease: self.lease,
-                    why: "the key is held",
+                    why: "the key is held".into(),
                     validity_ns: 0,
                 });
                 self.backoff(ctx);
@@ -274,7 +274,7 @@ impl TokenLeaseClient {
                     lease: self.lease,
                     token: self.token,
                     validity_ns: self.remaining_ns(ctx),
-                    deadline_mono_ns: self.deadline_mono_ns,
+                    deadline_mono_ns: Deadline::Mono(self.deadline_mono_ns),
                     servers: 1,
                 });
                 self.phase = Phase::Reading;
@@ -336,7 +336,7 @@ impl TokenLeaseClient {
         });
         if remaining_ns <= 0 {
             ctx.record(LockObs::LockLost {
-                why: "its lease deadline passed before the write",
+                why: "its lease deadline passed before the write".into(),
             });
             return self.release(ctx);
         }

@@ -1,11 +1,11 @@
 //! Node identities. A node is an index into the world's node table; its name
 //! (`client-0`, `server-2`, `resource`) lives in [`Names`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Index of a simulated node. `NodeId::NET` stands for the network itself in history
 /// events that belong to no single node (a partition starting, a link healing).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct NodeId(pub u32);
 
 impl NodeId {

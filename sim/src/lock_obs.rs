@@ -2,14 +2,16 @@
 //! record. The generic checkers (`check`) read only these facts, so every lock protocol —
 //! single Redis, Redlock, an etcd-style lease, a user's own — is judged by the same code.
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::ids::{Names, NodeId};
 use crate::node::{Observation, Salience};
 use crate::time::fmt_signed_secs;
 
 /// Which of a server's clocks a key's expiry follows.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClockKind {
     Wall,
@@ -17,14 +19,14 @@ pub enum ClockKind {
 }
 
 /// When a lock key expires, on the server's own clock.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Expiry {
     pub clock: ClockKind,
     pub at_ns: i64,
 }
 
 /// Why a server's lock key went away.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeleteCause {
     /// A compare-and-delete by the lease's owner.
@@ -33,6 +35,40 @@ pub enum DeleteCause {
     PlainDel,
     /// The server crashed and its persistence did not keep the key.
     Crash,
+}
+
+/// Until when a client holds the lock it acquired, on its own monotonic clock. A client that
+/// tracks no deadline holds until it releases or learns the lock is lost. Serialized as the
+/// clock reading, and "untracked" as `u64::MAX` (the trace format's number for it).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Deadline {
+    Mono(u64),
+    Untracked,
+}
+
+impl Deadline {
+    /// The monotonic clock reading it ends at, if it ends.
+    pub fn mono_ns(self) -> Option<u64> {
+        match self {
+            Deadline::Mono(ns) => Some(ns),
+            Deadline::Untracked => None,
+        }
+    }
+}
+
+impl Serialize for Deadline {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(self.mono_ns().unwrap_or(u64::MAX))
+    }
+}
+
+impl<'de> Deserialize<'de> for Deadline {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match u64::deserialize(deserializer)? {
+            u64::MAX => Deadline::Untracked,
+            ns => Deadline::Mono(ns),
+        })
+    }
 }
 
 /// A lease value shown short: enough to match a client's line with a server's.
@@ -54,7 +90,7 @@ fn token(t: Option<u64>) -> String {
 }
 
 /// One fact of the lock world.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum LockObs {
     // ---- a lock client (DESIGN section 4b) ----
@@ -74,17 +110,16 @@ pub enum LockObs {
     /// after a backoff.
     AcquireFailed {
         lease: u64,
-        why: &'static str,
+        why: Cow<'static, str>,
         validity_ns: i64,
     },
-    /// The client holds the lock until its monotonic clock reads `deadline_mono_ns` (`u64::MAX`:
-    /// it tracks no deadline and holds until it releases or learns the lock is lost).
+    /// The client holds the lock until `deadline_mono_ns`.
     /// `servers` is the set (bit i = server-i) that granted it.
     Acquired {
         lease: u64,
         token: Option<u64>,
         validity_ns: i64,
-        deadline_mono_ns: u64,
+        deadline_mono_ns: Deadline,
         servers: u32,
     },
     ReadDone {
@@ -111,7 +146,7 @@ pub enum LockObs {
         lease: u64,
     },
     LockLost {
-        why: &'static str,
+        why: Cow<'static, str>,
     },
     /// A renewal succeeded; the deadline moves to `deadline_mono_ns`.
     Renewed {
@@ -150,7 +185,7 @@ pub enum LockObs {
     /// this is authoritative throughout.
     RoleChanged {
         authoritative: bool,
-        role: &'static str,
+        role: Cow<'static, str>,
     },
 
     // ---- the protected resource ----
@@ -312,13 +347,13 @@ impl Observation for LockObs {
                 } else {
                     String::new()
                 };
-                if *deadline_mono_ns == u64::MAX {
+                let Deadline::Mono(deadline_mono_ns) = deadline_mono_ns else {
                     return format!(
                         "ACQUIRED lease {}{on}, {}, no deadline tracked",
                         short_lease(*l),
                         token(*t)
                     );
-                }
+                };
                 format!(
                     "ACQUIRED lease {}{on}, {}, validity {} (deadline mono {})",
                     short_lease(*l),

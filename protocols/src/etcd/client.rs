@@ -21,6 +21,7 @@
 
 use std::collections::VecDeque;
 
+use locksim_sim::lock_obs::Deadline;
 use locksim_sim::rng::uniform;
 use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
 use serde::Serialize;
@@ -370,7 +371,7 @@ impl EtcdClient {
             ctx,
             LockObs::AcquireFailed {
                 lease: self.lease as u64,
-                why,
+                why: why.into(),
                 validity_ns: self.deadline_mono_ns as i64 - ctx.mono_ns() as i64,
             },
         );
@@ -390,7 +391,7 @@ impl EtcdClient {
                 lease: self.lease as u64,
                 token: self.token,
                 validity_ns: self.deadline_mono_ns as i64 - ctx.mono_ns() as i64,
-                deadline_mono_ns: self.deadline_mono_ns,
+                deadline_mono_ns: Deadline::Mono(self.deadline_mono_ns),
                 servers: 0,
             },
         );
@@ -515,7 +516,7 @@ impl EtcdClient {
     }
 
     fn lose(&mut self, ctx: &mut ClientCtx<'_>, why: &'static str) {
-        self.record(ctx, LockObs::LockLost { why });
+        self.record(ctx, LockObs::LockLost { why: why.into() });
         self.release(ctx);
     }
 

@@ -19,6 +19,7 @@
 
 pub mod config;
 
+use locksim_sim::lock_obs::Deadline;
 use locksim_sim::rng::uniform;
 use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
 
@@ -343,7 +344,7 @@ impl LockClient {
             };
             ctx.record(LockObs::AcquireFailed {
                 lease: self.lease,
-                why,
+                why: why.into(),
                 validity_ns,
             });
             if self.granted != 0 || self.service.unlock_all_after_failure {
@@ -393,7 +394,7 @@ impl LockClient {
             lease: self.lease,
             token: self.token,
             validity_ns: self.remaining_ns(ctx),
-            deadline_mono_ns: self.deadline_mono_ns,
+            deadline_mono_ns: Deadline::Mono(self.deadline_mono_ns),
             servers: self.granted,
         });
         if self.cfg.renew_every_ns > 0 {
@@ -456,7 +457,7 @@ impl LockClient {
     }
 
     fn lose(&mut self, ctx: &mut ClientCtx<'_>, why: &'static str) {
-        ctx.record(LockObs::LockLost { why });
+        ctx.record(LockObs::LockLost { why: why.into() });
         self.release(ctx);
     }
 

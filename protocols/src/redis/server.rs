@@ -187,7 +187,7 @@ impl RedisServer {
         if matches!(self.role, Role::Replica { .. }) && !self.crashed {
             ctx.record(LockObs::RoleChanged {
                 authoritative: false,
-                role: "replica",
+                role: "replica".into(),
             });
         }
         if self.counts_acks() {
@@ -206,7 +206,7 @@ impl RedisServer {
             self.unavailable_until_ns = Some(ctx.mono_ns() + self.cfg.delayed_restart_ns);
             ctx.record(LockObs::RoleChanged {
                 authoritative: false,
-                role: "restarted, unavailable (delayed restart)",
+                role: "restarted, unavailable (delayed restart)".into(),
             });
             ctx.set_timer(AVAILABLE, self.cfg.delayed_restart_ns);
         }
@@ -259,7 +259,7 @@ impl RedisServer {
             self.backlog.clear();
             ctx.record(LockObs::RoleChanged {
                 authoritative: false,
-                role: "demoted: a replica was promoted",
+                role: "demoted: a replica was promoted".into(),
             });
         }
         if matches!(self.role, Role::Demoted { .. }) {
@@ -400,7 +400,7 @@ impl RedisServer {
                 self.unavailable_until_ns = None;
                 ctx.record(LockObs::RoleChanged {
                     authoritative: true,
-                    role: "available again",
+                    role: "available again".into(),
                 });
             }
             _ => {}
@@ -434,7 +434,7 @@ impl RedisServer {
         }
         ctx.record(LockObs::RoleChanged {
             authoritative: true,
-            role: "promoted to primary",
+            role: "promoted to primary".into(),
         });
         self.note_refusal(ctx);
         for &node in self.clients.iter().chain(&self.siblings) {
@@ -461,7 +461,8 @@ impl RedisServer {
                 "refusing writes: NOREPLICAS"
             } else {
                 "accepting writes again"
-            },
+            }
+            .into(),
         });
     }
 

@@ -6,7 +6,7 @@
 use crate::clock::ClockTrack;
 use crate::history::{Event, History, Stats, What};
 use crate::ids::{Names, NodeId};
-use crate::lock_obs::LockObs;
+use crate::lock_obs::{Deadline, LockObs};
 
 use super::{LockFacts, LockSetup, Status};
 
@@ -63,8 +63,17 @@ impl Hist {
     }
 
     /// `client` acquires lease `lease` (its number, for the owner's name) at `t_ns`, holding
-    /// until its monotonic clock reads `deadline_ns` (`u64::MAX`: no deadline).
+    /// until its monotonic clock reads `deadline_ns`.
     pub fn acquired(self, t_ns: u64, client: NodeId, lease: u64, deadline_ns: u64) -> Self {
+        self.acquired_until(t_ns, client, lease, Deadline::Mono(deadline_ns))
+    }
+
+    /// `client` acquires lease `lease` at `t_ns` and tracks no deadline.
+    pub fn acquired_untracked(self, t_ns: u64, client: NodeId, lease: u64) -> Self {
+        self.acquired_until(t_ns, client, lease, Deadline::Untracked)
+    }
+
+    fn acquired_until(self, t_ns: u64, client: NodeId, lease: u64, deadline: Deadline) -> Self {
         self.obs(t_ns, client, LockObs::AcquireStarted { lease, attempt: 1 })
             .obs(
                 t_ns,
@@ -73,7 +82,7 @@ impl Hist {
                     lease,
                     token: None,
                     validity_ns: 0,
-                    deadline_mono_ns: deadline_ns,
+                    deadline_mono_ns: deadline,
                     servers: 1,
                 },
             )
