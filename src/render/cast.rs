@@ -41,3 +41,35 @@ impl Cast {
 pub(crate) fn lock_server_name(i: usize) -> String {
     format!("server-{i}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cast(nodes: &[(&str, Role)]) -> Cast {
+        Cast::new(nodes.iter().map(|(n, r)| (n.to_string(), *r)).collect())
+    }
+
+    #[test]
+    fn lock_servers_are_the_numbered_servers() {
+        use Role::{Client, Resource, Server};
+        let sentinel = cast(&[
+            ("client-0", Client),
+            ("server-0", Server),
+            ("replica-0", Server),
+            ("resource", Resource),
+        ]);
+        assert_eq!(sentinel.lock_servers(), 1, "a replica grants nothing");
+        let redlock = cast(&[
+            ("client-0", Client),
+            ("server-0", Server),
+            ("server-1", Server),
+            ("server-2", Server),
+            ("counter", Server),
+        ]);
+        assert_eq!(redlock.lock_servers(), 3, "nor does a token counter");
+        assert_eq!(cast(&[("server-0", Client)]).lock_servers(), 0, "a role, not a name");
+        assert_eq!(redlock.role("counter"), Some(Server));
+        assert_eq!(redlock.role("nobody"), None);
+    }
+}

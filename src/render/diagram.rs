@@ -236,6 +236,41 @@ pub(crate) fn short(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use locksim_sim::Salience;
+    use locksim_sim::trace::{Observed, Stamp};
+
+    fn acquired(deadline_mono_ns: Deadline) -> TraceEvent {
+        let fact = LockObs::Acquired {
+            lease: 0xcaa5 << 48,
+            token: Some(7),
+            validity_ns: 1_500_000_000,
+            deadline_mono_ns,
+            servers: 0b101,
+        };
+        let at = Stamp {
+            t_ns: 0,
+            node: "client-0".into(),
+            wall_ns: 0,
+            mono_ns: 0,
+        };
+        let what = Happening::Observe(Observed::of(&fact));
+        TraceEvent::new(0, at, what, "ACQUIRED".into(), Salience::Routine)
+    }
+
+    #[test]
+    fn an_acquisition_note_reads_the_lock_fact() {
+        assert_eq!(
+            describe(&acquired(Deadline::Mono(9)), 3),
+            [
+                "ACQUIRED lease caa5 · token 7 · validity 1.500 s",
+                "on server-0, server-2 (2 of 3)"
+            ]
+        );
+        assert_eq!(
+            describe(&acquired(Deadline::Untracked), 1),
+            ["ACQUIRED lease caa5 · token 7 · no deadline tracked"]
+        );
+    }
 
     #[test]
     fn shortens_by_characters() {

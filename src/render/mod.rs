@@ -106,7 +106,7 @@ pub(crate) fn nodes(events: &[locksim_sim::trace::TraceEvent]) -> Vec<&str> {
 }
 
 /// The history's name for events that belong to no node (partitions, failovers...).
-pub(crate) const NETWORK: &str = "network";
+pub(crate) const NETWORK: &str = locksim_sim::NodeId::NET_NAME;
 
 #[cfg(test)]
 mod tests {

@@ -119,3 +119,6 @@ pub fn sha256_hex<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
     }
     hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
+
+#[cfg(test)]
+mod tests;
