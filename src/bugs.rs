@@ -246,6 +246,6 @@ pub fn survive(
     let summary = explore(&entry.loaded.scenario, space, &opts, &Default::default());
     promised
         .iter()
-        .filter_map(|i| summary.violations.get(i).map(|(_, first)| (*i, *first)))
+        .filter_map(|&i| summary.violations_of(i).map(|(_, first)| (i, first)))
         .collect()
 }

@@ -390,8 +390,11 @@ fn explore(args: ExploreArgs) -> u8 {
         return bad("--jobs must be at least 1".into());
     }
     let target = match args.invariant.as_deref().map(|id| {
-        locksim_sim::Invariant::from_id(id).ok_or_else(|| {
-            let ids: Vec<&str> = locksim_sim::Invariant::ALL.iter().map(|i| i.id()).collect();
+        locksim_protocols::registry::invariant(id).ok_or_else(|| {
+            let ids: Vec<&str> = locksim_protocols::registry::invariants()
+                .iter()
+                .map(|i| i.id())
+                .collect();
             format!(
                 "--invariant {id}: unknown invariant; known invariants: {}",
                 ids.join(", ")
@@ -464,7 +467,7 @@ fn explore(args: ExploreArgs) -> u8 {
         print(&summary_text(&loaded, &opts, &summary, took, written.as_ref()));
     }
     let found = match target {
-        Some(t) => summary.violations.contains_key(&t),
+        Some(t) => summary.violations_of(t).is_some(),
         None => !summary.violations.is_empty(),
     };
     if found { FAILED } else { OK }

@@ -3,10 +3,9 @@
 //! parser in documenting mode, so they are the knobs the models actually read.
 
 use locksim_protocols::knobs::{KnobDoc, Knobs};
-use locksim_protocols::registry::PROTOCOLS;
+use locksim_protocols::registry::{PROTOCOLS, invariants};
 use locksim_protocols::resource::ResourceConfig;
 use locksim_protocols::{ProtocolConfig, Role};
-use locksim_sim::Invariant;
 
 use crate::load::faults::FAULT_DOCS;
 
@@ -45,7 +44,7 @@ pub fn render() -> String {
         out.push_str(&format!("  {kind:<11} {fields}\n"));
     }
     out.push_str("\ninvariants ([expect] id = \"held\" | \"violated\" | \"not_applicable\")\n");
-    for i in Invariant::ALL {
+    for i in invariants() {
         out.push_str(&format!("  {:<17} {}\n", i.id(), i.meaning()));
     }
     out.push_str("\nevents a fault can follow (`after`), by protocol and role\n");

@@ -22,11 +22,11 @@ use std::process::Command;
 
 use locksim::load::load_file;
 use locksim::protocols::Role;
+use locksim::protocols::lock::obs::{Deadline, LockObs};
 use locksim::render::{Cast, Marks, mermaid};
 use locksim::report::RunReport;
 use locksim::sim::Salience;
 use locksim::sim::history::DropReason;
-use locksim::sim::lock_obs::{Deadline, LockObs};
 use locksim::sim::trace::{Happening, Observed, Stamp, TraceEvent};
 use serde_json::Value;
 

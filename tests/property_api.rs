@@ -9,8 +9,9 @@ use std::sync::LazyLock;
 
 use locksim::proptest::prelude::*;
 use locksim::proptest::test_runner::{Config, RngSeed, TestError, TestRunner};
+use locksim::protocols::lock::check::{FENCING_ORDER, STALE_WRITE};
 use locksim::sim::{FaultAction, Trigger};
-use locksim::{FaultKind, FaultSpace, Invariant, Plan, PlanShape, Role, Scenario};
+use locksim::{FaultKind, FaultSpace, Plan, PlanShape, Role, Scenario};
 
 /// Single Redis, INCR fencing tokens, a strictly fenced resource, and the scenario's own GC
 /// pause after the read (Kleppmann's story, with the fix).
@@ -87,7 +88,7 @@ proptest! {
         plan in locksim::plans(&PlanShape::of(&FENCED_RUN.0), &FENCED_RUN.1),
     ) {
         let verdicts = locksim::check(&FENCED_RUN.0, &plan, 1);
-        if let Some(v) = locksim::violation(&verdicts, Invariant::FencingOrder) {
+        if let Some(v) = locksim::violation(&verdicts, FENCING_ORDER) {
             prop_assert!(false, "fencing_order violated: {}", v.why);
         }
     }
@@ -100,7 +101,7 @@ fn the_wrong_variant_is_falsified_and_shrinks_to_one_entry() {
     let mut runner = TestRunner::new(config(64));
     let result = runner.run(&locksim::plans(&shape, &space), |plan| {
         let verdicts = locksim::check(&scenario, &plan, 1);
-        prop_assert!(locksim::violation(&verdicts, Invariant::StaleWrite).is_none());
+        prop_assert!(locksim::violation(&verdicts, STALE_WRITE).is_none());
         Ok(())
     });
     let minimal = match result {
@@ -116,7 +117,7 @@ fn the_wrong_variant_is_falsified_and_shrinks_to_one_entry() {
     assert_eq!(shape.nodes[node.index()].role, Role::Client);
     // And it replays: the same plan and seed violate the invariant again.
     let verdicts = locksim::check(&scenario, &minimal, 1);
-    assert!(locksim::violation(&verdicts, Invariant::StaleWrite).is_some());
+    assert!(locksim::violation(&verdicts, STALE_WRITE).is_some());
 }
 
 #[test]
@@ -155,7 +156,7 @@ fn plans_stay_inside_the_space_and_keep_the_scenarios_own_faults() {
 
 #[test]
 fn a_shape_built_by_hand_matches_the_scenarios() {
-    use locksim::sim::lock_obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
+    use locksim::protocols::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
     let (scenario, _) = load(CHECKED_ONCE);
     let mut by_hand = PlanShape::new(30_000)
         .node("client-0", Role::Client, CLIENT_EVENTS)

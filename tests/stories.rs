@@ -6,6 +6,9 @@ mod common;
 
 use common::story::{Run, run_scenario, run_story, t};
 use locksim::load::parse_scenario;
+use locksim::protocols::lock::check::{
+    FENCING_ORDER, LIVENESS, LOST_UPDATE, MUTUAL_EXCLUSION, STALE_WRITE, TOKEN_MONOTONIC,
+};
 use locksim::sim::{Invariant, Status};
 use serde_json::Value;
 
@@ -44,7 +47,7 @@ fn no_faults_every_invariant_held_and_the_counter_counts_every_accepted_write() 
 #[test]
 fn gc_pause_without_fencing_the_late_write_lands_after_the_next_holder() {
     let r = run_story("single-redis/kleppmann-gc-pause.toml", 1);
-    let stale = r.violated_at(Invariant::StaleWrite);
+    let stale = r.violated_at(STALE_WRITE);
     assert_eq!(stale["kind"], "write_applied");
     assert!(stale["text"].as_str().unwrap().contains("from client-0"));
     let pause = r.first("client-0", "pause");
@@ -58,11 +61,11 @@ fn gc_pause_without_fencing_the_late_write_lands_after_the_next_holder() {
         .unwrap();
     assert!(t(next) < t(resume), "client-1 acquired during the pause");
     assert_eq!(
-        r.violated_at(Invariant::LostUpdate),
+        r.violated_at(LOST_UPDATE),
         stale,
         "the stale write is also the lost update"
     );
-    assert!(matches!(r.status(Invariant::MutualExclusion), Status::Held(_)));
+    assert!(matches!(r.status(MUTUAL_EXCLUSION), Status::Held(_)));
 }
 
 #[test]
@@ -80,7 +83,7 @@ fn gc_pause_with_fencing_the_old_token_is_rejected_below_the_max() {
                 .unwrap()
                 .contains(&format!("token {token} < max {max}"))
         );
-        for i in [Invariant::FencingOrder, Invariant::StaleWrite, Invariant::LostUpdate] {
+        for i in [FENCING_ORDER, STALE_WRITE, LOST_UPDATE] {
             assert!(matches!(r.status(i), Status::Held(_)), "seed {seed}: {i}");
         }
     }
@@ -89,7 +92,7 @@ fn gc_pause_with_fencing_the_old_token_is_rejected_below_the_max() {
 #[test]
 fn fencing_orders_writes_but_accepts_a_stale_one_the_resource_cannot_know_about() {
     let r = run_story("single-redis/fencing-is-ordering.toml", 1);
-    let stale = r.violated_at(Invariant::StaleWrite);
+    let stale = r.violated_at(STALE_WRITE);
     assert_eq!(stale["client"], 0, "client-0's write");
     assert_eq!(stale["token"], 1);
     let holder = r
@@ -101,10 +104,10 @@ fn fencing_orders_writes_but_accepts_a_stale_one_the_resource_cannot_know_about(
         t(holder) < t(stale),
         "client-1 held token 2 before client-0's token-1 write was accepted"
     );
-    let lost = r.violated_at(Invariant::LostUpdate);
+    let lost = r.violated_at(LOST_UPDATE);
     assert_eq!((lost["client"].as_u64(), lost["token"].as_u64()), (Some(1), Some(2)));
     assert!(t(lost) > t(stale));
-    assert!(matches!(r.status(Invariant::FencingOrder), Status::Held(_)));
+    assert!(matches!(r.status(FENCING_ORDER), Status::Held(_)));
 }
 
 #[test]
@@ -119,7 +122,7 @@ fn a_pause_before_the_check_is_caught_after_the_check_it_is_not() {
     let missed = run_story("single-redis/check-then-write-pause.toml", 1);
     let first_check = missed.first("client-0", "deadline_checked");
     assert_eq!(first_check["ok"], true);
-    assert!(matches!(missed.status(Invariant::StaleWrite), Status::Violated(_)));
+    assert!(matches!(missed.status(STALE_WRITE), Status::Violated(_)));
 }
 
 /// `deadline_check = "never"`: the client trusts the lock from acquisition to release, so the
@@ -141,7 +144,7 @@ fn a_client_that_never_checks_its_deadline_writes_after_the_pause_unchecked() {
             r.all("client-0", "lock_lost").is_empty(),
             "seed {seed}: nothing told it"
         );
-        let stale = r.violated_at(Invariant::StaleWrite);
+        let stale = r.violated_at(STALE_WRITE);
         assert_eq!(stale["client"], 0, "seed {seed}: client-0's write");
         assert!(
             t(stale) > t(r.first("client-0", "resume")),
@@ -208,10 +211,10 @@ fn vm_suspend_stops_the_monotonic_clock_and_fools_the_check() {
         check["wall_ns"].as_i64().unwrap() > 15 * S as i64,
         "while the wall clock kept running"
     );
-    assert!(matches!(r.status(Invariant::MutualExclusion), Status::Violated(_)));
+    assert!(matches!(r.status(MUTUAL_EXCLUSION), Status::Violated(_)));
     // The twin: the same pause without suspend is caught.
     let twin = run_story("single-redis/gc-pause-caught-by-deadline-check.toml", 1);
-    assert!(matches!(twin.status(Invariant::MutualExclusion), Status::Held(_)));
+    assert!(matches!(twin.status(MUTUAL_EXCLUSION), Status::Held(_)));
 }
 
 #[test]
@@ -243,7 +246,7 @@ fn plain_del_deletes_another_clients_key_compare_and_delete_does_not() {
     // a different, weaker story).
     for seed in 0..100 {
         let r = run_story("single-redis/plain-del-release.toml", seed);
-        let second = r.violated_at(Invariant::MutualExclusion);
+        let second = r.violated_at(MUTUAL_EXCLUSION);
         let at = r.events.iter().position(|e| std::ptr::eq(e, second)).unwrap();
         let del = r.events[..at]
             .iter()
@@ -299,7 +302,7 @@ fn a_paused_holders_checked_renewal_notices_a_blind_one_extends_the_next_holders
             .all(|r| t(r) < t(resume) || t(r) > t(lost))
     );
     let blind = run_story("single-redis/renewal-pause-blind.toml", 1);
-    let bad = blind.violated_at(Invariant::MutualExclusion);
+    let bad = blind.violated_at(MUTUAL_EXCLUSION);
     assert_eq!(
         (bad["node"].as_str(), bad["kind"].as_str()),
         (Some("client-0"), Some("renewed"))
@@ -329,7 +332,7 @@ fn setnx_then_expire_crash_leaks_a_key_without_ttl() {
     );
     let twin = run_story("single-redis/set-nx-px-crash.toml", 1);
     assert!(twin.first("server-0", "key_set")["expiry"].is_object());
-    assert!(matches!(twin.status(Invariant::Liveness), Status::Held(_)));
+    assert!(matches!(twin.status(LIVENESS), Status::Held(_)));
 }
 
 /// Claims that are part of a story but not of a protection, so they have no twin and live here
@@ -338,52 +341,24 @@ fn setnx_then_expire_crash_leaks_a_key_without_ttl() {
 fn the_stories_other_verdicts_hold_for_seeds_0_to_100() {
     let claims: &[(&str, Invariant, &str)] = &[
         // A GC pause breaks the write, not mutual exclusion: the holder's interval ends at its own deadline.
-        (
-            "single-redis/kleppmann-gc-pause.toml",
-            Invariant::MutualExclusion,
-            "held",
-        ),
-        (
-            "single-redis/kleppmann-gc-pause-fenced.toml",
-            Invariant::MutualExclusion,
-            "held",
-        ),
-        (
-            "single-redis/check-then-write-pause.toml",
-            Invariant::MutualExclusion,
-            "held",
-        ),
+        ("single-redis/kleppmann-gc-pause.toml", MUTUAL_EXCLUSION, "held"),
+        ("single-redis/kleppmann-gc-pause-fenced.toml", MUTUAL_EXCLUSION, "held"),
+        ("single-redis/check-then-write-pause.toml", MUTUAL_EXCLUSION, "held"),
         // Fencing keeps its order even as a stale write gets in.
-        ("single-redis/fencing-is-ordering.toml", Invariant::FencingOrder, "held"),
+        ("single-redis/fencing-is-ordering.toml", FENCING_ORDER, "held"),
         // The same pause, caught before the write: everything holds.
         (
             "single-redis/gc-pause-caught-by-deadline-check.toml",
-            Invariant::MutualExclusion,
+            MUTUAL_EXCLUSION,
             "held",
         ),
-        (
-            "single-redis/gc-pause-caught-by-deadline-check.toml",
-            Invariant::Liveness,
-            "held",
-        ),
-        ("single-redis/set-nx-px-crash.toml", Invariant::MutualExclusion, "held"),
+        ("single-redis/gc-pause-caught-by-deadline-check.toml", LIVENESS, "held"),
+        ("single-redis/set-nx-px-crash.toml", MUTUAL_EXCLUSION, "held"),
         // antirez: a pause during acquisition is caught; Kleppmann: after it, only the write is late.
-        (
-            "redlock/pause-during-acquisition.toml",
-            Invariant::MutualExclusion,
-            "held",
-        ),
-        (
-            "redlock/pause-after-acquisition.toml",
-            Invariant::MutualExclusion,
-            "held",
-        ),
-        (
-            "redlock/pause-after-acquisition-fenced.toml",
-            Invariant::MutualExclusion,
-            "held",
-        ),
-        ("redlock/delayed-packet.toml", Invariant::MutualExclusion, "held"),
+        ("redlock/pause-during-acquisition.toml", MUTUAL_EXCLUSION, "held"),
+        ("redlock/pause-after-acquisition.toml", MUTUAL_EXCLUSION, "held"),
+        ("redlock/pause-after-acquisition-fenced.toml", MUTUAL_EXCLUSION, "held"),
+        ("redlock/delayed-packet.toml", MUTUAL_EXCLUSION, "held"),
     ];
     common::story::claims_hold_for_seeds_0_to_100(claims);
 }
@@ -414,7 +389,7 @@ fn clock_jump_gives_two_clients_a_majority_each() {
     let jump = r.first("server-2", "clock_jump");
     let expired = r.first("server-2", "key_expired");
     assert_eq!(t(expired), t(jump), "the forward jump expires the key at once");
-    let second = r.violated_at(Invariant::MutualExclusion);
+    let second = r.violated_at(MUTUAL_EXCLUSION);
     assert_eq!(
         (second["node"].as_str(), second["servers"].as_u64()),
         (Some("client-1"), Some(0b11100))
@@ -499,7 +474,7 @@ fn a_wall_clock_step_during_acquisition_inflates_the_validity_only_on_the_wall_c
             check["ok"], true,
             "seed {seed}: the inflated lease looks valid after 10 s"
         );
-        let taken = wall.violated_at(Invariant::MutualExclusion);
+        let taken = wall.violated_at(MUTUAL_EXCLUSION);
         assert_eq!(taken["node"], "client-1", "seed {seed}");
         assert!(t(taken) < t(check), "seed {seed}: client-1 took the expired keys first");
         let check = mono_run
@@ -547,7 +522,7 @@ fn fenced_redlock_rejects_the_late_write_and_a_delayed_packet() {
         );
     }
     let unfenced = run_story("redlock/delayed-packet.toml", 1);
-    let late = unfenced.violated_at(Invariant::StaleWrite);
+    let late = unfenced.violated_at(STALE_WRITE);
     let sent = unfenced.first("client-0", "write_sent");
     assert!(t(late) >= t(sent) + 90 * S, "the write arrived 90 s after it was sent");
 }
@@ -569,9 +544,9 @@ fn failover_loses_the_unreplicated_lock_and_grants_a_token_twice() {
         again["token"].as_u64() <= issued[0]["token"].as_u64(),
         "the new primary's counter lagged"
     );
-    let second = r.violated_at(Invariant::MutualExclusion);
+    let second = r.violated_at(MUTUAL_EXCLUSION);
     assert_eq!(second["node"], "client-1");
-    assert!(matches!(r.status(Invariant::TokenMonotonic), Status::Violated(_)));
+    assert!(matches!(r.status(TOKEN_MONOTONIC), Status::Violated(_)));
 }
 
 #[test]
@@ -616,7 +591,7 @@ fn a_partitioned_primary_grants_until_the_heal_then_is_demoted() {
                 .any(|e| t(e) > t(promoted) && t(e) < t(heal)),
             "seed {seed}: the promoted replica grants too"
         );
-        let overlap = r.violated_at(Invariant::MutualExclusion);
+        let overlap = r.violated_at(MUTUAL_EXCLUSION);
         assert!(
             t(overlap) < t(heal),
             "seed {seed}: the two holders are the split brain's, not the heal's"
@@ -701,7 +676,7 @@ fn min_replicas_stops_the_partitioned_primary_after_max_lag_but_not_before() {
             grants(&r, "replica-0").iter().any(|&g| g > 5 * S && g < 11 * S),
             "seed {seed}: the promoted replica grants meanwhile"
         );
-        let overlap = r.violated_at(Invariant::MutualExclusion);
+        let overlap = r.violated_at(MUTUAL_EXCLUSION);
         assert!(
             t(overlap) < 11 * S,
             "seed {seed}: two holders before the lag is noticed"
@@ -727,7 +702,7 @@ fn min_replicas_does_not_save_a_lock_lost_in_asynchronous_replication() {
     let s = parse_scenario("race-min-replicas.toml", &text).unwrap();
     for seed in 0..100 {
         let r = run_scenario(&s, seed);
-        let second = r.violated_at(Invariant::MutualExclusion);
+        let second = r.violated_at(MUTUAL_EXCLUSION);
         assert_eq!(second["node"], "client-1", "seed {seed}");
         assert!(
             r.all("replica-0", "key_set")
@@ -855,7 +830,7 @@ fn a_primary_refusing_writes_for_want_of_replicas_serves_nobody() {
         );
         let later_writes = r.kind("write_applied").iter().filter(|e| t(e) > 25 * S).count();
         assert!(later_writes > 0, "seed {seed}: the promoted replica's holders write");
-        for i in [Invariant::MutualExclusion, Invariant::StaleWrite, Invariant::LostUpdate] {
+        for i in [MUTUAL_EXCLUSION, STALE_WRITE, LOST_UPDATE] {
             assert!(r.held(i), "seed {seed}: {i} {:?}", r.status(i));
         }
     }

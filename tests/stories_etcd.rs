@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use common::story::{Run, run_scenario, run_story, t};
 use locksim::Scenario;
 use locksim::load::{load_file, parse_scenario};
+use locksim::protocols::lock::check::{LIVENESS, LOST_UPDATE, MUTUAL_EXCLUSION, STALE_WRITE, TOKEN_MONOTONIC};
 use locksim::protocols::run;
 use locksim::sim::Level;
 use locksim::sim::{Invariant, Status};
@@ -94,7 +95,7 @@ fn a_paused_holders_lease_expires_at_the_leader_and_its_late_write_lands() {
         .into_iter()
         .find(|a| t(a) > t(expired))
         .unwrap();
-    let late = r.violated_at(Invariant::StaleWrite);
+    let late = r.violated_at(STALE_WRITE);
     assert_eq!(late["client"], 0);
     assert!(t(late) > t(next));
 }
@@ -152,7 +153,7 @@ fn the_waiter_bug_grants_an_expired_waiter_the_fix_makes_it_start_over() {
         granted["deadline_mono_ns"].as_u64().unwrap() < granted["mono_ns"].as_u64().unwrap(),
         "by its own deadline client-1 no longer holds: the harm is its write"
     );
-    let stale = r.violated_at(Invariant::StaleWrite);
+    let stale = r.violated_at(STALE_WRITE);
     assert_eq!((stale["client"].as_u64(), &stale["lease"]), (Some(1), &waiter_lease));
     let fixed = run_story("etcd/waiter-bug-fixed.toml", 1);
     let gave_up = fixed.first("client-1", "acquire_failed");
@@ -230,7 +231,7 @@ fn failover_keeps_every_acknowledged_write() {
         lost.revision_went_back().is_some(),
         "the leader-only store's revisions go back"
     );
-    let again = lost.violated_at(Invariant::TokenMonotonic);
+    let again = lost.violated_at(TOKEN_MONOTONIC);
     let first = lost.first("client-0", "acquired");
     assert_eq!(
         again["token"], first["token"],
@@ -266,12 +267,8 @@ fn a_waiter_sets_its_watch_again_on_the_member_it_moves_to() {
     let s = leader_crash_while_a_waiter_queues();
     for seed in 0..20 {
         let r = run_scenario(&s, seed);
-        assert!(
-            r.held(Invariant::Liveness),
-            "seed {seed}: {:?}",
-            r.status(Invariant::Liveness)
-        );
-        assert!(r.held(Invariant::MutualExclusion), "seed {seed}");
+        assert!(r.held(LIVENESS), "seed {seed}: {:?}", r.status(LIVENESS));
+        assert!(r.held(MUTUAL_EXCLUSION), "seed {seed}");
         let crash = r.first("server-0", "crash");
         let watches: Vec<&Value> = r
             .events
@@ -339,10 +336,7 @@ fn a_new_leader_extends_a_lease_that_would_have_expired_during_the_election() {
             r.kind("lease_expired").iter().all(|e| e["lease"] != lease),
             "seed {seed}: and never expired"
         );
-        assert!(
-            matches!(r.status(Invariant::MutualExclusion), Status::Held(_)),
-            "seed {seed}"
-        );
+        assert!(matches!(r.status(MUTUAL_EXCLUSION), Status::Held(_)), "seed {seed}");
         assert!(
             !r.all("client-0", "write_accepted").is_empty(),
             "seed {seed}: client-0 finished its work"
@@ -439,7 +433,7 @@ fn a_leader_cut_off_in_a_minority_acknowledges_nothing() {
             .any(|a| t(a) > t(majority_leader) && t(a) < t(heal))
     );
     let split = run_story("etcd/minority-leader-leader-only.toml", 1);
-    assert!(matches!(split.status(Invariant::MutualExclusion), Status::Violated(_)));
+    assert!(matches!(split.status(MUTUAL_EXCLUSION), Status::Violated(_)));
     // The same check catches a leader that acknowledges before replicating.
     let (requests, acknowledged) = minority_leader_served(&split);
     assert!(!requests.is_empty() && !acknowledged.is_empty());
@@ -449,10 +443,10 @@ fn a_leader_cut_off_in_a_minority_acknowledges_nothing() {
 #[test]
 fn the_etcd_stories_other_verdicts_hold_for_seeds_0_to_100() {
     let claims: &[(&str, Invariant, &str)] = &[
-        ("etcd/leader-failover.toml", Invariant::MutualExclusion, "held"),
-        ("etcd/lease-extension.toml", Invariant::MutualExclusion, "held"),
-        ("etcd/holder-pause-fenced.toml", Invariant::TokenMonotonic, "held"),
-        ("etcd/minority-leader.toml", Invariant::TokenMonotonic, "not_applicable"),
+        ("etcd/leader-failover.toml", MUTUAL_EXCLUSION, "held"),
+        ("etcd/lease-extension.toml", MUTUAL_EXCLUSION, "held"),
+        ("etcd/holder-pause-fenced.toml", TOKEN_MONOTONIC, "held"),
+        ("etcd/minority-leader.toml", TOKEN_MONOTONIC, "not_applicable"),
     ];
     common::story::claims_hold_for_seeds_0_to_100(claims);
 }
@@ -532,11 +526,7 @@ fn a_new_leader_speaks_for_the_lock_only_with_the_committed_state() {
             (t(speaks), lease),
             "seed {seed}: the new leader names client-0 as it starts to speak for the lock"
         );
-        assert!(
-            r.held(Invariant::StaleWrite),
-            "seed {seed}: {:?}",
-            r.status(Invariant::StaleWrite)
-        );
+        assert!(r.held(STALE_WRITE), "seed {seed}: {:?}", r.status(STALE_WRITE));
     }
 }
 
@@ -567,9 +557,9 @@ fn elections_while_the_holder_works_leave_its_write_current() {
     for seed in 0..100 {
         let r = run_scenario(&one, seed);
         assert!(
-            r.held(Invariant::StaleWrite),
+            r.held(STALE_WRITE),
             "one failover, seed {seed}: {:?}",
-            r.status(Invariant::StaleWrite)
+            r.status(STALE_WRITE)
         );
         // The holder's write lands while no member leads: the case the old checker called stale.
         let failover = t(r.first("network", "failover"));
@@ -588,9 +578,9 @@ fn elections_while_the_holder_works_leave_its_write_current() {
             .count();
         assert!(leaders >= 2, "seed {seed}: two leader changes, got {leaders}");
         assert!(
-            r.held(Invariant::StaleWrite),
+            r.held(STALE_WRITE),
             "two changes, seed {seed}: {:?}",
-            r.status(Invariant::StaleWrite)
+            r.status(STALE_WRITE)
         );
     }
 }
@@ -610,11 +600,7 @@ fn a_revision_token_is_issued_where_the_store_commits_the_key() {
     );
     for seed in 0..100 {
         let r = run_scenario(&s, seed);
-        assert!(
-            r.held(Invariant::TokenMonotonic),
-            "seed {seed}: {:?}",
-            r.status(Invariant::TokenMonotonic)
-        );
+        assert!(r.held(TOKEN_MONOTONIC), "seed {seed}: {:?}", r.status(TOKEN_MONOTONIC));
         let issued = r.kind("token_issued");
         assert!(
             issued
@@ -650,7 +636,7 @@ fn a_never_checking_client_is_judged_alike_on_redis_and_etcd() {
         .scenario;
     for seed in 0..100 {
         let (a, b) = (run(&redis, seed, Level::Facts), run(&etcd, seed, Level::Facts));
-        for i in [Invariant::MutualExclusion, Invariant::StaleWrite, Invariant::LostUpdate] {
+        for i in [MUTUAL_EXCLUSION, STALE_WRITE, LOST_UPDATE] {
             let word =
                 |o: &locksim::protocols::Outcome| o.verdicts.iter().find(|v| v.invariant == i).unwrap().status.word();
             assert_eq!(word(&a), word(&b), "seed {seed}: {i}");
@@ -684,11 +670,7 @@ fn a_token_the_new_leader_commits_before_its_promotion_is_recorded() {
             .count();
         assert!(grants >= 1, "seed {seed}: client-0's token {token} was never recorded");
         twice += usize::from(grants > 1);
-        assert!(
-            r.held(Invariant::TokenMonotonic),
-            "seed {seed}: {:?}",
-            r.status(Invariant::TokenMonotonic)
-        );
+        assert!(r.held(TOKEN_MONOTONIC), "seed {seed}: {:?}", r.status(TOKEN_MONOTONIC));
     }
     assert!(twice > 0, "some seed announces a grant twice, and it is one grant");
 }

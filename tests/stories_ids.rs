@@ -9,8 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::story::{Run, run_story, t};
 use locksim::load::parse_scenario;
+use locksim::protocols::ids::{ID_MONOTONIC, UNIQUE_IDS};
 use locksim::protocols::run;
-use locksim::sim::{Invariant, Level, Status};
+use locksim::sim::{Level, Status};
 use serde_json::Value;
 
 const MS: u64 = 1_000_000;
@@ -98,7 +99,7 @@ fn layout_4096_distinct_increasing_ids_in_one_ms_then_a_wait_for_the_next() {
             2,
             "same ms, same sequence, told apart by the node bits"
         );
-        assert!(r.held(Invariant::UniqueIds) && r.held(Invariant::IdMonotonic));
+        assert!(r.held(UNIQUE_IDS) && r.held(ID_MONOTONIC));
     }
 }
 
@@ -158,9 +159,9 @@ fn wrap_reissues_the_first_904_ids_of_the_millisecond() {
         let repeats: Vec<u64> = ids[4096..].iter().map(|x| x.id).collect();
         assert_eq!(repeats, originals, "{node}: requests 4097..5000 get IDs 1..904 again");
     }
-    let dup = issued(r.violated_at(Invariant::UniqueIds));
+    let dup = issued(r.violated_at(UNIQUE_IDS));
     assert_eq!((dup.ms, dup.seq, dup.note.as_str()), (10, 0, "wrapped"));
-    assert_eq!(issued(r.violated_at(Invariant::IdMonotonic)), dup);
+    assert_eq!(issued(r.violated_at(ID_MONOTONIC)), dup);
 }
 
 /// The rollback stories: client-0 issues one ID per ms; at 0.5 s its wall clock steps back 5
@@ -196,7 +197,7 @@ fn rollback_reject_refuses_until_the_clock_is_back_and_the_refusals_show() {
         assert_eq!((after[0].ms, after[0].seq), (499, 1), "goes on in ms 499");
         assert_eq!(after[0].note, "after_refusing");
         assert!(after.iter().all(|x| x.ms >= 499));
-        assert!(r.held(Invariant::UniqueIds) && r.held(Invariant::IdMonotonic));
+        assert!(r.held(UNIQUE_IDS) && r.held(ID_MONOTONIC));
     }
     // The refusals are in the compact timeline.
     let out = common::locksim(&["run", "scenarios/ids/rollback-reject.toml"]);
@@ -227,7 +228,7 @@ fn rollback_wait_holds_the_requests_and_answers_them_from_the_last_ms() {
     // The request of 0.500 s and those of 0.501..0.504 s, answered together in ms 499.
     assert_eq!(released, [(499, 1), (499, 2), (499, 3), (499, 4), (499, 5)]);
     assert_eq!(ids.len(), 1001, "every request answered, none refused");
-    assert!(r.held(Invariant::UniqueIds) && r.held(Invariant::IdMonotonic));
+    assert!(r.held(UNIQUE_IDS) && r.held(ID_MONOTONIC));
 }
 
 #[test]
@@ -246,10 +247,10 @@ fn rollback_ignored_reissues_the_ids_of_ms_495_to_499() {
     }
     // ms 495..498 while behind, and ms 499 again: its last ms is now 498, so 499 starts at 0.
     assert_eq!(repeated, [(495, 0), (496, 0), (497, 0), (498, 0), (499, 0)]);
-    let dup = issued(r.violated_at(Invariant::UniqueIds));
+    let dup = issued(r.violated_at(UNIQUE_IDS));
     assert_eq!((dup.t_ns, dup.ms, dup.note.as_str()), (JUMP_NS, 495, "behind"));
-    assert_eq!(r.violated_at(Invariant::UniqueIds)["note"]["last_ms"], 499);
-    assert!(matches!(r.status(Invariant::IdMonotonic), Status::Violated(_)));
+    assert_eq!(r.violated_at(UNIQUE_IDS)["note"]["last_ms"], 499);
+    assert!(matches!(r.status(ID_MONOTONIC), Status::Violated(_)));
 }
 
 /// The restart stories: crash at 1.0 s (last ID in ms 999), the wall clock stepped back 500 ms
@@ -278,9 +279,9 @@ fn restart_behind_without_the_last_ms_reissues_ms_600_to_999() {
         (600..1000).collect::<Vec<u64>>(),
         "every ms from 600 to 999 again"
     );
-    let dup = issued(r.violated_at(Invariant::UniqueIds));
+    let dup = issued(r.violated_at(UNIQUE_IDS));
     assert_eq!((dup.t_ns, dup.ms, dup.seq), (RESTART_NS, 600, 0));
-    assert!(matches!(r.status(Invariant::IdMonotonic), Status::Violated(_)));
+    assert!(matches!(r.status(ID_MONOTONIC), Status::Violated(_)));
 }
 
 #[test]
@@ -307,7 +308,7 @@ fn restart_behind_with_the_last_ms_on_disk_waits_until_past_it() {
         .collect();
     assert_eq!((after[0].ms, after[0].seq), (1000, 0));
     assert_eq!(after[0].t_ns, RESTART_NS + 400 * MS);
-    assert!(r.held(Invariant::UniqueIds) && r.held(Invariant::IdMonotonic));
+    assert!(r.held(UNIQUE_IDS) && r.held(ID_MONOTONIC));
 }
 
 /// The leased node-ID stories: 3 generators, a pool of 2, TTL 3 s; client-1 stopped at 3.5 s
@@ -352,7 +353,7 @@ fn node_id_1_passes_to_the_waiting_generator(r: &Run, seed: u64) -> u64 {
     let c2 = r.issued("client-2");
     assert!(!c2.is_empty() && c2.iter().all(|x| x.node_id == 1 && x.t_ns >= t(got)));
     // Each generator's own IDs still increase, in both stories.
-    assert!(r.held(Invariant::IdMonotonic), "seed {seed}");
+    assert!(r.held(ID_MONOTONIC), "seed {seed}");
     t(got)
 }
 
@@ -379,7 +380,7 @@ fn leased_gc_pause_is_caught_by_the_monotonic_recheck() {
             t(r.first("client-1", "node_id_waiting")) > RESUME_NS,
             "it waits for an ID again"
         );
-        assert!(r.held(Invariant::UniqueIds), "seed {seed}");
+        assert!(r.held(UNIQUE_IDS), "seed {seed}");
     }
 }
 
@@ -410,7 +411,7 @@ fn leased_vm_suspend_fools_the_recheck_and_two_generators_issue_the_same_ids() {
         // Both issue sequence 0 of every millisecond from 8.5 s until client-1 hears it lost.
         assert!(collided.len() >= 500, "seed {seed}: {} collisions", collided.len());
         assert!(collided.iter().all(|x| x.ms >= 8_500 && x.seq == 0));
-        let dup = issued(r.violated_at(Invariant::UniqueIds));
+        let dup = issued(r.violated_at(UNIQUE_IDS));
         assert!(["client-1", "client-2"].contains(&dup.node.as_str()));
         assert_eq!(
             (dup.node_id, dup.ms),

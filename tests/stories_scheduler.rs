@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use locksim::load::{load_file, parse_scenario};
 use locksim::protocols::run;
-use locksim::sim::{Invariant, Level, Status};
+use locksim::protocols::scheduler::check::EXACTLY_ONCE;
+use locksim::sim::{Level, Status};
 use serde_json::Value;
 
 const SEEDS: u64 = 100;
@@ -25,7 +26,7 @@ fn run_story(rel: &str, seed: u64) -> Run {
     let exactly_once = o
         .verdicts
         .into_iter()
-        .find(|v| v.invariant == Invariant::ExactlyOnce)
+        .find(|v| v.invariant == EXACTLY_ONCE)
         .unwrap()
         .status;
     Run {

@@ -7,6 +7,7 @@ mod common;
 
 use locksim::load::{load_file, parse_scenario};
 use locksim::protocols::run;
+use locksim::protocols::session::check::{SESSION_DEADLINE, SESSION_REVOCATION};
 use locksim::sim::{Invariant, Level, Status};
 use serde_json::Value;
 
@@ -98,7 +99,7 @@ fn last_write_wins_the_save_that_read_before_the_logout_resurrects_the_session()
     for seed in 0..SEEDS {
         let r = run_story("sessions/late-save-last-write-wins.toml", seed);
         let logout = r.one("session_revoked");
-        let save = r.violated_at(Invariant::SessionRevocation);
+        let save = r.violated_at(SESSION_REVOCATION);
         assert_eq!(save["kind"], "session_saved", "seed {seed}: the violation is a save");
         assert_eq!(save["client"], 1, "seed {seed}: client-1's slow request");
         assert_eq!(
@@ -124,7 +125,7 @@ fn last_write_wins_the_save_that_read_before_the_logout_resurrects_the_session()
             after >= 5,
             "seed {seed}: {after} requests served after the resurrection"
         );
-        r.held(Invariant::SessionDeadline);
+        r.held(SESSION_DEADLINE);
     }
 }
 
@@ -132,8 +133,8 @@ fn last_write_wins_the_save_that_read_before_the_logout_resurrects_the_session()
 fn cas_refuses_the_late_save_and_every_request_after_the_logout() {
     for seed in 0..SEEDS {
         let r = run_story("sessions/late-save-cas.toml", seed);
-        r.held(Invariant::SessionRevocation);
-        r.held(Invariant::SessionDeadline);
+        r.held(SESSION_REVOCATION);
+        r.held(SESSION_DEADLINE);
         let logout = r.one("session_revoked");
         let refused = r.one("save_refused");
         assert_eq!(
@@ -174,7 +175,7 @@ fn uncapped_refresh_serves_past_the_absolute_deadline_capped_refuses_at_it() {
         let created = r.one("session_created");
         let absolute = wall(created) + 30 * S;
         assert_eq!(created["record"]["absolute_until_ns"], absolute);
-        let served = r.violated_at(Invariant::SessionDeadline);
+        let served = r.violated_at(SESSION_DEADLINE);
         assert_eq!(served["kind"], "request_served");
         let read = r.read_of(
             served["node"]
@@ -202,7 +203,7 @@ fn uncapped_refresh_serves_past_the_absolute_deadline_capped_refuses_at_it() {
         );
 
         let c = run_story("sessions/absolute-deadline-capped.toml", seed);
-        c.held(Invariant::SessionDeadline);
+        c.held(SESSION_DEADLINE);
         let absolute = wall(c.one("session_created")) + 30 * S;
         let saves = c.all("session_saved");
         assert!(
@@ -230,7 +231,7 @@ fn uncapped_refresh_serves_past_the_absolute_deadline_capped_refuses_at_it() {
 fn a_read_that_trusts_the_lazy_cleanup_serves_the_expired_session_until_the_cleanup_runs() {
     for seed in 0..SEEDS {
         let r = run_story("sessions/lazy-cleanup-trusted.toml", seed);
-        let served = r.violated_at(Invariant::SessionDeadline);
+        let served = r.violated_at(SESSION_DEADLINE);
         assert_eq!(
             (served["node"].as_str(), served["req"].as_u64()),
             (Some("client-0"), Some(2))
@@ -250,7 +251,7 @@ fn a_read_that_trusts_the_lazy_cleanup_serves_the_expired_session_until_the_clea
         assert_eq!(r.read_of(0, 3)["answer"]["why"], "missing");
 
         let c = run_story("sessions/lazy-cleanup-read-checks.toml", seed);
-        c.held(Invariant::SessionDeadline);
+        c.held(SESSION_DEADLINE);
         assert_eq!(c.served().len(), 1, "seed {seed}: only the 17.5 s request");
         assert_eq!(c.read_of(0, 2)["answer"]["why"], "expired");
         assert_eq!(c.read_of(0, 3)["answer"]["why"], "missing");
@@ -318,7 +319,7 @@ fn a_login_at_2_s_creates_the_session_at_2_s_and_nothing_is_served_before_it() {
             let served = r.served();
             assert!(served.len() >= 4, "seed {seed}: {} served", served.len());
             assert!(served.iter().all(|(_, read)| idx(read) > idx(created)), "seed {seed}");
-            r.held(Invariant::SessionDeadline);
+            r.held(SESSION_DEADLINE);
         }
     }
 }

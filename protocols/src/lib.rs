@@ -3,7 +3,9 @@
 //! run side by side.
 
 pub mod etcd;
+pub mod ids;
 pub mod knobs;
+pub mod lock;
 pub mod lock_client;
 pub mod lock_world;
 pub mod protocol;

@@ -3,9 +3,9 @@
 
 use std::fmt;
 
-use locksim_sim::check::check_lock;
-use locksim_sim::{Ctx, Level, LockObs, LockSetup, Node, NodeId, NodeSetup, TimerTag};
+use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
+use crate::lock::{LockObs, LockSetup, check_lock};
 use crate::registry::{Outcome, run_world};
 use crate::scenario::{Role, Scenario};
 
@@ -71,7 +71,7 @@ impl fmt::Display for Msg {
 
 /// The events each role of a lock world records (what a fault's `after` may name).
 pub fn lock_events(role: Role) -> &'static [&'static str] {
-    use locksim_sim::lock_obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
+    use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
     match role {
         Role::Client => CLIENT_EVENTS,
         Role::Server => SERVER_EVENTS,

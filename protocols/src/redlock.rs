@@ -6,9 +6,10 @@
 //! retries after a random delay. Redlock offers no fencing token (Kleppmann's point); a scenario
 //! may give the resource tokens from a separate counter Redis.
 
-use locksim_sim::{Level, LockSetup, NodeId, NodeSetup};
+use locksim_sim::{Level, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
+use crate::lock::LockSetup;
 use crate::lock_client::{
     Acquire, ClientConfig, ElapsedClock, FencingTokens, LockClient, LockService, drift_allowance_ns,
 };

@@ -2,15 +2,19 @@
 //! scenario of it. The CLI, `locksim list` and the tests find protocols here only.
 
 use locksim_sim::trace::{TraceEvent, erase};
-use locksim_sim::{History, Level, Node, NodeSetup, Stats, Unfired, Verdict, World, WorldConfig};
+use locksim_sim::{History, Invariant, Level, Node, NodeSetup, Stats, Unfired, Verdict, World, WorldConfig};
 
 use crate::etcd::EtcdLease;
+use crate::ids::ID_INVARIANTS;
 use crate::knobs::{KnobError, Knobs};
+use crate::lock::check::LOCK_INVARIANTS;
 use crate::redis::SingleRedis;
 use crate::redlock::Redlock;
 use crate::scenario::{ProtocolConfig, Scenario};
 use crate::scheduler::Scheduler;
+use crate::scheduler::check::SCHEDULER_INVARIANTS;
 use crate::session::SessionCas;
+use crate::session::check::SESSION_INVARIANTS;
 use crate::snowflake::Snowflake;
 
 /// One protocol model.
@@ -103,5 +107,64 @@ pub fn run_world<N: Node>(
         stats: history.stats,
         end_ns: history.end_ns,
         unfired_faults,
+    }
+}
+
+/// Every invariant a registered model judges, each once, in registry order: the ids a
+/// scenario's `[expect]` and `explore --invariant` may name, and the order `locksim list`
+/// shows them in.
+pub fn invariants() -> Vec<Invariant> {
+    let declared = [
+        LOCK_INVARIANTS, // single-redis, redlock, etcd-lease
+        ID_INVARIANTS,   // snowflake
+        SESSION_INVARIANTS,
+        SCHEDULER_INVARIANTS,
+    ];
+    let mut all: Vec<Invariant> = Vec::new();
+    for &i in declared.iter().flat_map(|d| d.iter()) {
+        if !all.contains(&i) {
+            all.push(i);
+        }
+    }
+    all
+}
+
+/// The registered invariant with this id.
+pub fn invariant(id: &str) -> Option<Invariant> {
+    invariants().into_iter().find(|i| i.id() == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    #[test]
+    fn the_known_invariants_come_in_registry_order_each_once_with_a_meaning_of_its_own() {
+        let ids: Vec<&str> = invariants().iter().map(|i| i.id()).collect();
+        assert_eq!(
+            ids,
+            [
+                "mutual_exclusion",
+                "fencing_order",
+                "stale_write",
+                "lost_update",
+                "token_monotonic",
+                "liveness",
+                "unique_ids",
+                "id_monotonic",
+                "session_revocation",
+                "session_deadline",
+                "exactly_once",
+            ]
+        );
+        let meanings: BTreeSet<&str> = invariants().iter().map(|i| i.meaning()).collect();
+        assert_eq!(meanings.len(), ids.len(), "distinct");
+        assert!(!meanings.contains(""));
+        for i in invariants() {
+            assert_eq!(invariant(i.id()), Some(i));
+        }
+        assert_eq!(invariant("mutual-exclusion"), None);
     }
 }

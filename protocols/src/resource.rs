@@ -6,10 +6,11 @@
 
 use std::fmt;
 
-use locksim_sim::{LockObs, NodeId};
+use locksim_sim::NodeId;
 use serde::Serialize;
 
 use crate::knobs::{KnobError, Knobs};
+use crate::lock::LockObs;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -1,13 +1,13 @@
 //! locksim's engine: a seeded discrete-event simulation of processes with their own drifting
-//! clocks, pauses, crashes, partitions and lossy links, recording a history that checkers
-//! judge. It knows no protocol: models plug in through [`Node`].
+//! clocks, pauses, crashes, partitions and lossy links, recording a history. It knows no
+//! protocol and judges nothing by itself: models plug in through [`Node`], and their checkers
+//! judge the history in the generic vocabulary of [`check`] ([`Invariant`], [`Verdict`]).
 
 pub mod check;
 pub mod clock;
 pub mod fault;
 pub mod history;
 pub mod ids;
-pub mod lock_obs;
 pub mod network;
 pub mod node;
 mod queue;
@@ -16,12 +16,11 @@ pub mod time;
 pub mod trace;
 pub mod world;
 
-pub use check::{Invariant, LockSetup, Status, Verdict, Violation};
+pub use check::{Invariant, Status, Verdict, Violation};
 pub use clock::{ClockSpec, ClockTrack};
 pub use fault::{FaultAction, FaultEntry, FaultPlan, Trigger, Unfired};
 pub use history::{Event, History, Level, Stats, What};
 pub use ids::{Names, NodeId};
-pub use lock_obs::LockObs;
 pub use network::{Latency, NetworkConfig};
 pub use node::{Ctx, Effect, Message, Node, Observation, Salience, TimerTag};
 pub use world::{NodeSetup, World, WorldConfig};

@@ -10,7 +10,6 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{Names, NodeId};
-use crate::lock_obs::LockObs;
 
 /// A node's timer name. Setting a timer with a tag replaces any pending timer with that tag.
 pub type TimerTag = u32;
@@ -20,19 +19,11 @@ pub trait Message: Clone + fmt::Debug + fmt::Display {}
 impl<T: Clone + fmt::Debug + fmt::Display> Message for T {}
 
 /// What a node records about itself for the history: the events faults trigger `after`, the
-/// facts checkers read and the lines the timeline prints.
+/// facts checkers read (each family of checkers through a trait of its own, beside them) and
+/// the lines the timeline prints.
 pub trait Observation: Clone + fmt::Debug + Serialize {
     /// The event name a fault's `after` refers to, e.g. `acquired`.
     fn kind(&self) -> &'static str;
-    /// The lock-world fact this is, if any, for the generic checkers.
-    fn as_lock(&self) -> Option<&LockObs> {
-        None
-    }
-    /// The ID this event issued, if it issued one (the recording node is the generator), for
-    /// the generic `unique_ids` and `id_monotonic` checkers.
-    fn as_issued_id(&self) -> Option<u64> {
-        None
-    }
     /// One line for the timeline.
     fn describe(&self, names: &Names) -> String;
     /// How much a reader of the timeline needs it.

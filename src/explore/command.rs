@@ -231,7 +231,7 @@ pub fn summary_json(loaded: &LoadedScenario, opts: &Options, summary: &Summary, 
     let never: Vec<&str> = summary
         .judged
         .iter()
-        .filter(|i| !summary.violations.contains_key(i))
+        .filter(|i| summary.violations_of(**i).is_none())
         .map(|i| i.id())
         .collect();
     let space: Vec<&str> = loaded.space.kinds.keys().map(|k| k.name()).collect();
@@ -295,7 +295,7 @@ pub fn summary_text(
     let held: Vec<&str> = summary
         .judged
         .iter()
-        .filter(|i| !summary.violations.contains_key(i))
+        .filter(|i| summary.violations_of(**i).is_none())
         .map(|i| i.id())
         .collect();
     if summary.violations.is_empty() {
@@ -335,7 +335,7 @@ pub fn print(text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use locksim_sim::Invariant;
+    use locksim_protocols::lock::check::STALE_WRITE;
 
     const FENCED: &str = include_str!("../../scenarios/single-redis/kleppmann-gc-pause-fenced.toml");
     const UNFENCED: &str = include_str!("../../scenarios/single-redis/kleppmann-gc-pause.toml");
@@ -355,7 +355,7 @@ mod tests {
             source,
             names,
             seed: base.seed,
-            invariant: Invariant::StaleWrite,
+            invariant: STALE_WRITE,
         }
     }
 

@@ -28,7 +28,7 @@ pub fn check(scenario: &Scenario, plan: &Plan, seed: u64) -> Vec<Verdict> {
 }
 
 /// The violation of `invariant` among `verdicts`, if it was violated: what a property asserts
-/// is absent (`prop_assert!(violation(&verdicts, Invariant::FencingOrder).is_none())`).
+/// is absent (`prop_assert!(violation(&verdicts, FENCING_ORDER).is_none())`).
 pub fn violation(verdicts: &[Verdict], invariant: Invariant) -> Option<&Violation> {
     verdicts.iter().find_map(|v| match &v.status {
         Status::Violated(found) if v.invariant == invariant => Some(found),

@@ -223,6 +223,7 @@ pub fn scenario_text(
 mod tests {
     use super::*;
     use crate::load::parse_scenario;
+    use locksim_protocols::lock::check::STALE_WRITE;
     use locksim_sim::{FaultAction, FaultEntry, Trigger};
 
     const INLINE: &str = r#"# The story, told in comments that must survive.
@@ -265,7 +266,7 @@ deadline_check = "checked"
             plan,
             overrides,
             7,
-            &[Invariant::StaleWrite],
+            &[STALE_WRITE],
         );
         (text, base)
     }
@@ -306,10 +307,7 @@ deadline_check = "checked"
             drift_ppm: -150,
         };
         assert_eq!(shrunk.clock_of(NodeId(1)), client_1, "{text}");
-        assert_eq!(
-            shrunk.expect,
-            [(Invariant::StaleWrite, locksim_protocols::Expected::Violated)]
-        );
+        assert_eq!(shrunk.expect, [(STALE_WRITE, locksim_protocols::Expected::Violated)]);
         assert!(shrunk.twins.is_empty(), "{text}");
         let clients = shrunk
             .protocol

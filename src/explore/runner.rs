@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use locksim_protocols::registry::invariants;
 use locksim_protocols::{Scenario, run};
 use locksim_sim::{FaultPlan, Invariant, Level, Status};
 
@@ -43,14 +44,26 @@ pub struct SeedResult {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
     pub explored: u64,
-    /// Per violated invariant: in how many seeds, and the first seed.
-    pub violations: BTreeMap<Invariant, (u64, u64)>,
+    /// Per violated invariant, in the order the models declare them: in how many seeds, and
+    /// the first seed.
+    pub violations: Vec<(Invariant, (u64, u64))>,
     /// The lowest seed that violated anything.
     pub first: Option<SeedResult>,
-    /// The invariants this protocol judges (held or violated in some seed).
-    pub judged: BTreeSet<Invariant>,
+    /// The invariants this protocol judges (held or violated in some seed), in the order the
+    /// models declare them.
+    pub judged: Vec<Invariant>,
     /// Simulated events run, for the rate.
     pub events: u64,
+}
+
+impl Summary {
+    /// In how many seeds `invariant` was violated, and the first seed, if any was.
+    pub fn violations_of(&self, invariant: Invariant) -> Option<(u64, u64)> {
+        self.violations
+            .iter()
+            .find(|(i, _)| *i == invariant)
+            .map(|&(_, found)| found)
+    }
 }
 
 /// Live counters for a progress display.
@@ -265,11 +278,25 @@ fn explore_capped(
     }
     Summary {
         explored: totals.explored,
-        violations: totals.violations,
+        violations: in_declared_order(totals.violations, |(i, _)| *i),
         first: totals.first,
-        judged: totals.judged,
+        judged: in_declared_order(totals.judged, |i| *i),
         events: totals.events,
     }
+}
+
+/// Per-invariant entries (kept by id in the totals, so merging them is order-free) in the
+/// order the registered models declare their invariants, which is the order a reader sees
+/// verdicts in everywhere else; an invariant no registered model declares comes last.
+fn in_declared_order<T>(by_id: impl IntoIterator<Item = T>, invariant: impl Fn(&T) -> Invariant) -> Vec<T> {
+    let declared = invariants();
+    let mut entries: Vec<T> = by_id.into_iter().collect();
+    // Stable: undeclared ones keep their id order.
+    entries.sort_by_key(|e| {
+        let i = invariant(e);
+        declared.iter().position(|d| *d == i).unwrap_or(declared.len())
+    });
+    entries
 }
 
 impl Shared<'_> {
@@ -342,6 +369,8 @@ impl Shared<'_> {
 mod tests {
     use super::*;
     use crate::load::parse_with_space;
+    use locksim_protocols::ids::UNIQUE_IDS;
+    use locksim_protocols::lock::check::{FENCING_ORDER, LIVENESS, MUTUAL_EXCLUSION, STALE_WRITE};
 
     /// Kleppmann's GC pause without its pause, explored under pauses and partitions.
     fn gc_pause() -> (Scenario, FaultSpace) {
@@ -403,7 +432,7 @@ mod tests {
     #[test]
     fn findings_do_not_depend_on_threads() {
         let (base, space) = gc_pause();
-        for (keep_going, target) in [(false, None), (false, Some(Invariant::StaleWrite)), (true, None)] {
+        for (keep_going, target) in [(false, None), (false, Some(STALE_WRITE)), (true, None)] {
             let with = |jobs| Options {
                 target,
                 ..opts(120, jobs, (0, 1), keep_going)
@@ -423,7 +452,7 @@ mod tests {
     fn threads_that_wait_for_a_lower_seed_find_the_same() {
         let (base, space) = gc_pause();
         let target = Options {
-            target: Some(Invariant::StaleWrite),
+            target: Some(STALE_WRITE),
             ..opts(120, 1, (0, 1), false)
         };
         let one = explore(&base, &space, &target, &Progress::default());
@@ -443,10 +472,21 @@ mod tests {
     }
 
     #[test]
+    fn findings_come_in_the_models_declared_order_with_undeclared_invariants_last() {
+        let own = Invariant::new("users_own", "an invariant no registered model declares");
+        let by_id = [LIVENESS, MUTUAL_EXCLUSION, STALE_WRITE, own];
+        assert!(by_id.windows(2).all(|w| w[0] < w[1]), "the totals' order");
+        assert_eq!(
+            in_declared_order(by_id, |i| *i),
+            [MUTUAL_EXCLUSION, STALE_WRITE, LIVENESS, own]
+        );
+    }
+
+    #[test]
     fn the_judged_invariants_are_the_protocols() {
         let (base, _) = gc_pause();
         let judged = judged_by(&base);
-        assert!(judged.contains(&Invariant::StaleWrite) && judged.contains(&Invariant::FencingOrder));
-        assert!(!judged.contains(&Invariant::UniqueIds), "{judged:?}");
+        assert!(judged.contains(&STALE_WRITE) && judged.contains(&FENCING_ORDER));
+        assert!(!judged.contains(&UNIQUE_IDS), "{judged:?}");
     }
 }

@@ -17,13 +17,14 @@
 //!
 //! ```no_run
 //! use locksim::proptest::prelude::*;
-//! use locksim::{Invariant, PlanShape};
+//! use locksim::PlanShape;
+//! use locksim::protocols::lock::check::FENCING_ORDER;
 //!
 //! let (scenario, space) = locksim::load::parse_with_space("s.toml", "...").unwrap();
 //! let shape = PlanShape::of(&scenario);
 //! proptest!(|(plan in locksim::plans(&shape, &space))| {
 //!     let verdicts = locksim::check(&scenario, &plan, 1);
-//!     prop_assert!(locksim::violation(&verdicts, Invariant::FencingOrder).is_none());
+//!     prop_assert!(locksim::violation(&verdicts, FENCING_ORDER).is_none());
 //! });
 //! ```
 

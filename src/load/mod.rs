@@ -12,7 +12,7 @@ use std::fmt;
 use std::path::Path;
 
 use locksim_protocols::knobs::{KnobEntry, KnobError, KnobValue, Knobs};
-use locksim_protocols::registry::{PROTOCOLS, find};
+use locksim_protocols::registry::{PROTOCOLS, find, invariant, invariants};
 use locksim_protocols::resource::ResourceConfig;
 use locksim_protocols::{Expected, Scenario};
 use locksim_sim::{FaultPlan, Invariant, Level};
@@ -326,7 +326,8 @@ fn check_judged(s: &Scenario, lines: &[Option<usize>]) -> Result<(), KnobError> 
 type ExpectWithLines = (Vec<(Invariant, Expected)>, Vec<Option<usize>>);
 
 fn read_expect(mut k: Knobs) -> Result<ExpectWithLines, KnobError> {
-    let ids: Vec<&str> = Invariant::ALL.iter().map(|i| i.id()).collect();
+    let known = invariants();
+    let ids: Vec<&str> = known.iter().map(|i| i.id()).collect();
     let mut expect = Vec::new();
     let mut lines = Vec::new();
     for id in ids.iter().copied() {
@@ -344,7 +345,7 @@ fn read_expect(mut k: Knobs) -> Result<ExpectWithLines, KnobError> {
             Expected::Held,
             "the expected verdict",
         )?;
-        expect.push((Invariant::from_id(id).expect("listed ids parse"), expected));
+        expect.push((invariant(id).expect("listed ids parse"), expected));
     }
     k.finish().map_err(|e| KnobError {
         message: format!("unknown invariant; known invariants: {}", ids.join(", ")),

@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use locksim_protocols::lock::obs::{Deadline, LockObs, short_lease};
 use locksim_sim::history::DropReason;
-use locksim_sim::lock_obs::{Deadline, LockObs, short_lease};
 use locksim_sim::trace::{Happening, TraceEvent};
 
 use super::cast::lock_server_name;

@@ -134,9 +134,9 @@ fn network_over<'a>(e: &TraceEvent, id: &impl Fn(&str) -> Option<&'a str>) -> Op
 mod tests {
     use super::*;
     use locksim_protocols::Role;
+    use locksim_protocols::lock::obs::{Deadline, LockObs};
     use locksim_sim::Salience;
     use locksim_sim::history::DropReason;
-    use locksim_sim::lock_obs::{Deadline, LockObs};
     use locksim_sim::trace::{Happening, Observed, Stamp};
 
     fn ev(index: usize, t_ms: u64, node: &str, what: Happening, salience: Salience, text: &str) -> TraceEvent {

@@ -21,13 +21,14 @@
 
 use std::collections::VecDeque;
 
-use locksim_sim::lock_obs::Deadline;
 use locksim_sim::rng::uniform;
-use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
+use locksim_sim::{Ctx, NodeId, TimerTag};
 use serde::Serialize;
 
 use super::msg::{Answer, Msg, Request, lock_key};
 use super::obs::{EtcdEvent, EtcdObs};
+use crate::lock::LockObs;
+use crate::lock::obs::Deadline;
 use crate::lock_client::{ClientConfig, DeadlineCheck, FencingTokens};
 use crate::resource::{ResourceOp, ResourceReply};
 

@@ -10,10 +10,10 @@ pub mod msg;
 pub mod obs;
 pub mod server;
 
-use locksim_sim::check::check_lock;
-use locksim_sim::{Ctx, Level, LockSetup, Node, NodeId, NodeSetup, TimerTag};
+use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
 use crate::knobs::{KnobError, Knobs};
+use crate::lock::{LockSetup, check_lock};
 use crate::lock_client::{ClientConfig, FencingTokens};
 use crate::protocol::Protocol;
 use crate::redis::{MAX_CLIENTS, parse_liveness_window};
@@ -178,7 +178,7 @@ impl Protocol for EtcdLease {
         match role {
             Role::Client => obs::CLIENT_EVENTS,
             Role::Server => obs::SERVER_EVENTS,
-            Role::Resource => locksim_sim::lock_obs::RESOURCE_EVENTS,
+            Role::Resource => crate::lock::obs::RESOURCE_EVENTS,
         }
     }
 

@@ -4,8 +4,8 @@
 use std::fmt;
 
 use locksim_sim::NodeId;
-use locksim_sim::lock_obs::short_lease;
 
+use crate::lock::obs::short_lease;
 use crate::resource::{ResourceOp, ResourceReply};
 
 /// The lock key of a lease: `/lock/l/<lease in hex>`.

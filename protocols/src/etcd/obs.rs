@@ -3,9 +3,11 @@
 //! a watch firing, a leader elected.
 
 use locksim_sim::check::count;
-use locksim_sim::lock_obs::short_lease;
-use locksim_sim::{LockObs, Names, NodeId, Observation, Salience};
+use locksim_sim::{Names, NodeId, Observation, Salience};
 use serde::Serialize;
+
+use crate::lock::obs::short_lease;
+use crate::lock::{AsLock, LockObs};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
@@ -79,6 +81,15 @@ impl From<EtcdEvent> for EtcdObs {
     }
 }
 
+impl AsLock for EtcdObs {
+    fn as_lock(&self) -> Option<&LockObs> {
+        match self {
+            EtcdObs::Lock(o) => Some(o),
+            EtcdObs::Etcd(_) => None,
+        }
+    }
+}
+
 impl Observation for EtcdObs {
     fn kind(&self) -> &'static str {
         match self {
@@ -92,13 +103,6 @@ impl Observation for EtcdObs {
                 EtcdEvent::LeaderElected { .. } => "leader_elected",
                 EtcdEvent::CompareFailed { .. } => "write_refused",
             },
-        }
-    }
-
-    fn as_lock(&self) -> Option<&LockObs> {
-        match self {
-            EtcdObs::Lock(o) => Some(o),
-            EtcdObs::Etcd(_) => None,
         }
     }
 

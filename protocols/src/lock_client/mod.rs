@@ -19,10 +19,11 @@
 
 pub mod config;
 
-use locksim_sim::lock_obs::Deadline;
 use locksim_sim::rng::uniform;
-use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
+use locksim_sim::{Ctx, NodeId, TimerTag};
 
+use crate::lock::LockObs;
+use crate::lock::obs::Deadline;
 use crate::lock_world::Msg;
 use crate::redis::cmd::{Cmd, Key, Reply, Value};
 use crate::resource::{ResourceOp, ResourceReply};

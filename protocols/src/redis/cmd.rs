@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use locksim_sim::lock_obs::short_lease;
+use crate::lock::obs::short_lease;
 
 /// The two keys the models use: the lock and the fencing counter.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

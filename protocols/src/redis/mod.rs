@@ -7,9 +7,10 @@ pub mod min_replicas;
 pub mod server;
 pub mod store;
 
-use locksim_sim::{Level, LockSetup, NodeId, NodeSetup};
+use locksim_sim::{Level, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
+use crate::lock::LockSetup;
 use crate::lock_client::{ClientConfig, ElapsedClock, FencingTokens, LockClient, LockService};
 use crate::lock_world::{LockNode, lock_events, run_lock_world};
 use crate::protocol::Protocol;

@@ -5,13 +5,14 @@
 
 use std::collections::VecDeque;
 
-use locksim_sim::lock_obs::{ClockKind, DeleteCause, Expiry};
-use locksim_sim::{Ctx, LockObs, NodeId, TimerTag};
+use locksim_sim::{Ctx, NodeId, TimerTag};
 use serde::Serialize;
 
 use super::cmd::{Cmd, Key, Reply, Value};
 use super::min_replicas::{GoodReplicas, MinReplicasConfig, unix_s};
 use super::store::{Entry, Store};
+use crate::lock::LockObs;
+use crate::lock::obs::{ClockKind, DeleteCause, Expiry};
 use crate::lock_world::Msg;
 
 /// What survives a crash (`appendfsync` policy).

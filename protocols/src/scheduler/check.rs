@@ -16,6 +16,14 @@ use super::obs::{SchedMsg, SchedObs};
 
 type SchedHistory = History<SchedMsg, SchedObs>;
 
+pub const EXACTLY_ONCE: Invariant = Invariant::new(
+    "exactly_once",
+    "each (job, slot) that fired has exactly one committed effect",
+);
+
+/// What [`check_exactly_once`] judges, in its verdicts' order.
+pub const SCHEDULER_INVARIANTS: &[Invariant] = &[EXACTLY_ONCE];
+
 struct Fired {
     index: usize,
     t_ns: u64,
@@ -29,7 +37,7 @@ struct FirstEffect {
 
 pub fn check_exactly_once(h: &SchedHistory, settle_ns: u64) -> Vec<Verdict> {
     vec![Verdict {
-        invariant: Invariant::ExactlyOnce,
+        invariant: EXACTLY_ONCE,
         status: exactly_once(h, settle_ns),
     }]
 }

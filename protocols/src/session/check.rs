@@ -31,15 +31,27 @@ use super::store::{Prior, ReadAnswer};
 
 type SessionHistory = History<SessionMsg, SessionObs>;
 
+pub const SESSION_REVOCATION: Invariant = Invariant::new(
+    "session_revocation",
+    "after a logout commits, no request is served as that session and no save revives it",
+);
+pub const SESSION_DEADLINE: Invariant = Invariant::new(
+    "session_deadline",
+    "no request is served after the session's idle or absolute deadline (store clock)",
+);
+
+/// What [`check_sessions`] judges, in its verdicts' order.
+pub const SESSION_INVARIANTS: &[Invariant] = &[SESSION_REVOCATION, SESSION_DEADLINE];
+
 /// Both session checkers.
 pub fn check_sessions(h: &SessionHistory) -> Vec<Verdict> {
     vec![
         Verdict {
-            invariant: Invariant::SessionRevocation,
+            invariant: SESSION_REVOCATION,
             status: revocation(h),
         },
         Verdict {
-            invariant: Invariant::SessionDeadline,
+            invariant: SESSION_DEADLINE,
             status: deadline(h),
         },
     ]

@@ -12,9 +12,9 @@ pub mod obs;
 pub mod sequencer;
 pub mod world;
 
-use locksim_sim::check::check_ids;
 use locksim_sim::{Level, NodeId, NodeSetup};
 
+use crate::ids::check_ids;
 use crate::knobs::{KnobError, Knobs};
 use crate::protocol::Protocol;
 use crate::redis::MAX_CLIENTS;

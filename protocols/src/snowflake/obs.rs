@@ -1,5 +1,5 @@
 //! What Snowflake generators and the node-ID lease server record. `id_issued` is what the
-//! generic `unique_ids` and `id_monotonic` checkers read (through `as_issued_id`); the rest is
+//! generic `unique_ids` and `id_monotonic` checkers read (through [`IssuesIds`]); the rest is
 //! the story a reader follows: refusals and waits on a clock rollback or an exhausted
 //! sequence, restarts, and node-ID leases being granted, renewed, lost, expired and reused.
 //!
@@ -14,6 +14,7 @@ use locksim_sim::time::fmt_signed_secs;
 use locksim_sim::{Names, NodeId, Observation, Salience};
 
 use super::id::SnowflakeId;
+use crate::ids::IssuesIds;
 
 /// Why a generator could not issue an ID.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -176,6 +177,15 @@ fn blocked(why: &Blocked) -> String {
     }
 }
 
+impl IssuesIds for IdObs {
+    fn issued_id(&self) -> Option<u64> {
+        match self {
+            IdObs::IdIssued { id, .. } => Some(*id),
+            _ => None,
+        }
+    }
+}
+
 impl Observation for IdObs {
     fn kind(&self) -> &'static str {
         match self {
@@ -189,13 +199,6 @@ impl Observation for IdObs {
             IdObs::NodeIdLost { .. } => "node_id_lost",
             IdObs::NodeIdGranted { .. } => "node_id_granted",
             IdObs::NodeIdExpired { .. } => "node_id_expired",
-        }
-    }
-
-    fn as_issued_id(&self) -> Option<u64> {
-        match self {
-            IdObs::IdIssued { id, .. } => Some(*id),
-            _ => None,
         }
     }
 
@@ -341,7 +344,7 @@ mod tests {
             seq: 5,
             note: IssueNote::Plain,
         };
-        assert_eq!(plain.as_issued_id(), Some(5));
+        assert_eq!(plain.issued_id(), Some(5));
         assert_eq!(plain.salience(), Salience::Chatter);
         let wrapped = IdObs::IdIssued {
             id: 5,
@@ -358,7 +361,7 @@ mod tests {
             },
             requests: 1,
         };
-        assert_eq!(refused.as_issued_id(), None);
+        assert_eq!(refused.issued_id(), None);
         assert_eq!(refused.salience(), Salience::Salient);
     }
 

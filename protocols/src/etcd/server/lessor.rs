@@ -8,14 +8,15 @@
 //! every lease to now + election timeout + TTL; a keep-alive arriving before then waits, as
 //! etcd's `LeaseRenew` waits for a primary lessor.
 
-use locksim_sim::lock_obs::{ClockKind, Expiry};
 use std::collections::{BTreeMap, BTreeSet};
 
-use locksim_sim::{LockObs, NodeId};
+use locksim_sim::NodeId;
 
 use super::{EtcdCtx, EtcdServer, LESSOR, Role};
 use crate::etcd::msg::{Command, Msg};
 use crate::etcd::obs::EtcdEvent;
+use crate::lock::LockObs;
+use crate::lock::obs::{ClockKind, Expiry};
 
 /// The lessor's state; a leader's only (a member that is not leading holds it empty).
 #[derive(Default)]

@@ -9,12 +9,11 @@
 //! promotion, and one the old leader had applied already is announced again with the same key
 //! (`token_monotonic` knows it again).
 
-use locksim_sim::LockObs;
-use locksim_sim::lock_obs::{ClockKind, DeleteCause, Expiry};
-
 use super::{EtcdCtx, EtcdServer, Role};
 use crate::etcd::kv::{Order, Range};
 use crate::etcd::msg::lock_key;
+use crate::lock::LockObs;
+use crate::lock::obs::{ClockKind, DeleteCause, Expiry};
 
 /// What this leader last told the checkers about the lock.
 #[derive(Default)]

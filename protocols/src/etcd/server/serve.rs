@@ -2,12 +2,13 @@
 //! grants and revocations, the lock recipe's transactions, the counter), a lease expiry, or
 //! the leader's empty first entry; and the watches any member answers from its applied state.
 
-use locksim_sim::{LockObs, NodeId};
+use locksim_sim::NodeId;
 
 use super::{EtcdCtx, EtcdServer, Role};
 use crate::etcd::kv::{CmpOp, Compare, Op, Order, Range, Target};
 use crate::etcd::msg::{Answer, COUNTER_KEY, Command, Msg, Request, lock_key};
 use crate::etcd::obs::EtcdEvent;
+use crate::lock::LockObs;
 
 /// A client's watch on a key: answered once, when the key is gone.
 pub(super) struct Watch {

@@ -73,9 +73,9 @@ fn status(h: &SessionHistory, i: Invariant) -> Status {
 fn a_reply_in_flight_across_the_deadline_is_not_a_violation() {
     let valid = ReadAnswer::Valid { record: record(1, 10) };
     let h = history(vec![created(), read(9_999, 1, valid), served(10_003, 1)]);
-    assert!(matches!(status(&h, Invariant::SessionDeadline), Status::Held(_)));
+    assert!(matches!(status(&h, SESSION_DEADLINE), Status::Held(_)));
     let h = history(vec![created(), read(10_000, 1, valid), served(10_003, 1)]);
-    let Status::Violated(v) = status(&h, Invariant::SessionDeadline) else {
+    let Status::Violated(v) = status(&h, SESSION_DEADLINE) else {
         panic!("a read at the deadline serves an ended session")
     };
     assert_eq!(v.event, 2, "reported at the serving");
@@ -97,7 +97,7 @@ fn a_save_after_the_end_does_not_bring_the_session_back() {
         read(16_000, 2, valid),
         served(16_002, 2),
     ]);
-    assert!(matches!(status(&h, Invariant::SessionDeadline), Status::Violated(_)));
+    assert!(matches!(status(&h, SESSION_DEADLINE), Status::Violated(_)));
     // The same save before the end refreshes it: min(9 + 10, 30).
     let on_time = SessionObs::SessionSaved {
         client: APP,
@@ -111,7 +111,7 @@ fn a_save_after_the_end_does_not_bring_the_session_back() {
         read(16_000, 2, valid),
         served(16_002, 2),
     ]);
-    assert!(matches!(status(&h, Invariant::SessionDeadline), Status::Held(_)));
+    assert!(matches!(status(&h, SESSION_DEADLINE), Status::Held(_)));
 }
 
 #[test]
@@ -128,7 +128,7 @@ fn the_absolute_deadline_bounds_every_refresh() {
     }
     obs.push(read(30_500, 99, ReadAnswer::Valid { record: record(7, 35) }));
     obs.push(served(30_502, 99));
-    let Status::Violated(v) = status(&history(obs), Invariant::SessionDeadline) else {
+    let Status::Violated(v) = status(&history(obs), SESSION_DEADLINE) else {
         panic!("served after the absolute deadline")
     };
     assert!(v.why.contains("absolute deadline 30.000 s"), "{}", v.why);
@@ -151,7 +151,7 @@ fn revocation_judges_by_the_read_not_by_the_reply() {
         served(1_002, 1),
         read(2_000, 2, refused),
     ]);
-    let Status::Held(why) = status(&h, Invariant::SessionRevocation) else {
+    let Status::Held(why) = status(&h, SESSION_REVOCATION) else {
         panic!("read before the logout")
     };
     assert!(why.contains("1 of 1 read refused"), "{why}");
@@ -161,12 +161,9 @@ fn revocation_judges_by_the_read_not_by_the_reply() {
         read(2_000, 2, valid),
         served(2_002, 2),
     ]);
-    assert!(matches!(status(&h, Invariant::SessionRevocation), Status::Violated(v) if v.event == 3));
+    assert!(matches!(status(&h, SESSION_REVOCATION), Status::Violated(v) if v.event == 3));
     let h = history(vec![created(), read(1_000, 1, valid), served(1_002, 1)]);
-    assert!(matches!(
-        status(&h, Invariant::SessionRevocation),
-        Status::NotApplicable(_)
-    ));
+    assert!(matches!(status(&h, SESSION_REVOCATION), Status::NotApplicable(_)));
 }
 
 fn save(ms: i64, req: u64, idle_until_s: i64, prior: Prior) -> (i64, NodeId, SessionObs) {
@@ -198,7 +195,7 @@ fn a_save_at_exactly_the_deadline_refreshes_nothing_as_a_read_there_serves_nothi
         read(15_000, 2, valid),
         served(15_002, 2),
     ]);
-    let v = match status(&h, Invariant::SessionDeadline) {
+    let v = match status(&h, SESSION_DEADLINE) {
         Status::Violated(v) => v,
         other => panic!("a save at the deadline revived the session: {other:?}"),
     };
@@ -216,7 +213,7 @@ fn a_save_at_exactly_the_deadline_refreshes_nothing_as_a_read_there_serves_nothi
         read(19_999, 3, valid),
         served(20_001, 3),
     ]);
-    let Status::Violated(v) = status(&h, Invariant::SessionDeadline) else {
+    let Status::Violated(v) = status(&h, SESSION_DEADLINE) else {
         panic!("the refreshed session ends at 19.999 s")
     };
     assert_eq!(v.event, 5, "request #3, read at the refreshed deadline");
@@ -237,7 +234,7 @@ fn a_deadline_verdict_counts_what_was_served_and_refused_late() {
         // A serving the checker has no read for is not counted.
         served(10_002, 9),
     ]);
-    let Status::Held(why) = status(&h, Invariant::SessionDeadline) else {
+    let Status::Held(why) = status(&h, SESSION_DEADLINE) else {
         panic!()
     };
     assert_eq!(
@@ -251,12 +248,12 @@ fn deadline_is_not_applicable_without_a_session_or_a_read() {
     let valid = ReadAnswer::Valid { record: record(1, 10) };
     let h = history(vec![read(1_000, 1, valid), served(1_002, 1)]);
     assert_eq!(
-        status(&h, Invariant::SessionDeadline),
+        status(&h, SESSION_DEADLINE),
         Status::NotApplicable("no session was created".into())
     );
     let h = history(vec![created(), save(1_000, 1, 11, Prior::Current)]);
     assert_eq!(
-        status(&h, Invariant::SessionDeadline),
+        status(&h, SESSION_DEADLINE),
         Status::NotApplicable("no request read the session".into())
     );
 }
@@ -266,7 +263,7 @@ fn a_logout_with_no_later_traffic_is_not_applicable() {
     let valid = ReadAnswer::Valid { record: record(1, 10) };
     let h = history(vec![created(), read(1_000, 1, valid), served(1_002, 1), logout(2_000)]);
     assert_eq!(
-        status(&h, Invariant::SessionRevocation),
+        status(&h, SESSION_REVOCATION),
         Status::NotApplicable("nothing reached the store after the logout at 2.000 s".into())
     );
     // A refused late save alone is traffic: the logout held against it.
@@ -276,7 +273,7 @@ fn a_logout_with_no_later_traffic_is_not_applicable() {
         refusals: vec![Refusal::Revoked],
     };
     let h = history(vec![created(), logout(2_000), (3_000, STORE, refused.clone())]);
-    let Status::Held(why) = status(&h, Invariant::SessionRevocation) else {
+    let Status::Held(why) = status(&h, SESSION_REVOCATION) else {
         panic!()
     };
     assert_eq!(
@@ -285,10 +282,7 @@ fn a_logout_with_no_later_traffic_is_not_applicable() {
     );
     // Before the logout, a refused save is no evidence about it.
     let h = history(vec![created(), (1_000, STORE, refused), logout(2_000)]);
-    assert!(matches!(
-        status(&h, Invariant::SessionRevocation),
-        Status::NotApplicable(_)
-    ));
+    assert!(matches!(status(&h, SESSION_REVOCATION), Status::NotApplicable(_)));
 }
 
 #[test]
@@ -299,7 +293,7 @@ fn a_save_that_commits_a_live_record_after_the_logout_revives_the_session() {
         save(3_000, 1, 13, Prior::Revoked { version: 2 }),
         logout(4_000),
     ]);
-    let Status::Violated(v) = status(&h, Invariant::SessionRevocation) else {
+    let Status::Violated(v) = status(&h, SESSION_REVOCATION) else {
         panic!()
     };
     assert_eq!((v.event, v.t_ns), (2, 3 * S as u64));
@@ -326,7 +320,7 @@ fn a_save_that_commits_a_live_record_after_the_logout_revives_the_session() {
         logout(4_000),
         read(5_000, 2, refused),
     ]);
-    let Status::Held(why) = status(&h, Invariant::SessionRevocation) else {
+    let Status::Held(why) = status(&h, SESSION_REVOCATION) else {
         panic!()
     };
     assert!(

@@ -22,13 +22,14 @@
 //! write is stale (a promoted replica without the key makes it stale). Fencing alone does not
 //! guarantee this: the resource learns of a new holder only when that holder writes.
 
-use crate::history::{History, What};
-use crate::ids::NodeId;
-use crate::lock_obs::{ClockKind, Expiry, LockObs, short_lease};
-use crate::node::Observation;
-use crate::time::{fmt_secs, fmt_signed_secs};
+use locksim_sim::NodeId;
+use locksim_sim::check::{NodeTable, Status, Violation, count};
+use locksim_sim::time::{fmt_secs, fmt_signed_secs};
+use locksim_sim::{History, What};
 
-use super::{LockFacts, LockSetup, NodeTable, Status, Violation, count};
+use super::{LockFacts, LockSetup};
+use crate::lock::AsLock;
+use crate::lock::obs::{ClockKind, Expiry, LockObs, short_lease};
 
 /// What the checker knows of one server, from its recorded facts and its crashes.
 #[derive(Clone, Copy, Default)]
@@ -60,7 +61,7 @@ struct Seen<'h> {
     grants: Grants,
 }
 
-pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
+pub(super) fn check<M, O: AsLock>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
     // Every node's state is tracked, a client's too (a crash of any node); only
     // the lock servers' entries are ever read, so no node needs telling apart here.
     let mut nodes: NodeTable<Server> = NodeTable::new();

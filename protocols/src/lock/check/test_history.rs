@@ -3,12 +3,13 @@
 //! true-time order. One builder shared by every checker's tests, so a boundary is set up the
 //! same way wherever it is tested.
 
-use crate::clock::ClockTrack;
-use crate::history::{Event, History, Stats, What};
-use crate::ids::{Names, NodeId};
-use crate::lock_obs::{Deadline, LockObs};
+use locksim_sim::ClockTrack;
+use locksim_sim::check::{Status, Violation};
+use locksim_sim::{Event, History, Stats, What};
+use locksim_sim::{Names, NodeId};
 
-use super::{LockFacts, LockSetup, Status};
+use super::{LockFacts, LockSetup};
+use crate::lock::obs::{Deadline, LockObs};
 
 pub const MS: u64 = 1_000_000;
 pub const S: u64 = 1_000 * MS;
@@ -159,7 +160,7 @@ pub fn not_applicable(s: Status) -> String {
 }
 
 /// The violation of a `violated` verdict.
-pub fn violated(s: Status) -> super::Violation {
+pub fn violated(s: Status) -> Violation {
     match s {
         Status::Violated(v) => v,
         other => panic!("expected violated, got {other:?}"),

@@ -1,9 +1,11 @@
+use locksim_sim::NodeId;
+use locksim_sim::What;
+use locksim_sim::check::Status;
+
 use super::check;
-use crate::check::test_history::*;
-use crate::check::{LockSetup, Status};
-use crate::history::What;
-use crate::ids::NodeId;
-use crate::lock_obs::{ClockKind, Expiry, LockObs};
+use crate::lock::check::LockSetup;
+use crate::lock::check::test_history::*;
+use crate::lock::obs::{ClockKind, Expiry, LockObs};
 
 fn judged(h: Hist, setup: &LockSetup) -> Status {
     judge(&h.build(), |h, f| check(h, f, setup))
@@ -278,7 +280,7 @@ fn a_violation_names_a_key_leaked_without_expiry() {
     assert!(violated(single(h)).why.ends_with("1.000 s"));
     let gone = LockObs::KeyDeleted {
         lease: 1,
-        cause: crate::lock_obs::DeleteCause::PlainDel,
+        cause: crate::lock::obs::DeleteCause::PlainDel,
     };
     let h = jump(Hist::new().obs(0, S0, LockObs::KeySet { lease: 1, expiry: None }), S).obs(31 * S, S0, gone);
     assert!(violated(single(h)).why.ends_with("1.000 s"));

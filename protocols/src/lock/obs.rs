@@ -6,9 +6,8 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::ids::{Names, NodeId};
-use crate::node::{Observation, Salience};
-use crate::time::fmt_signed_secs;
+use locksim_sim::time::fmt_signed_secs;
+use locksim_sim::{Names, NodeId, Observation, Salience};
 
 /// Which of a server's clocks a key's expiry follows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -262,10 +261,6 @@ impl Observation for LockObs {
             LockObs::WriteRefused { .. } => "write_refused",
             LockObs::FenceForgotten { .. } => "fence_forgotten",
         }
-    }
-
-    fn as_lock(&self) -> Option<&LockObs> {
-        Some(self)
     }
 
     fn salience(&self) -> Salience {

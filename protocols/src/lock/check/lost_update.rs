@@ -1,11 +1,12 @@
 //! `lost_update`: every accepted counter write was computed from the value current at
 //! acceptance. A write computed from an older value silently drops whatever was written since.
 
-use crate::history::History;
-use crate::lock_obs::LockObs;
-use crate::time::fmt_secs;
+use locksim_sim::History;
+use locksim_sim::check::{Status, Violation, count};
+use locksim_sim::time::fmt_secs;
 
-use super::{LockFacts, Status, Violation, count};
+use super::LockFacts;
+use crate::lock::obs::LockObs;
 
 pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
     let mut writes = 0;
@@ -46,8 +47,8 @@ pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
 #[cfg(test)]
 mod tests {
     use super::check;
-    use crate::check::Status;
-    use crate::check::test_history::*;
+    use crate::lock::check::test_history::*;
+    use locksim_sim::check::Status;
 
     fn judged(h: Hist) -> Status {
         judge(&h.build(), check)

@@ -1,6 +1,6 @@
 use super::*;
-use crate::check::test_history::*;
-use crate::lock_obs::DeleteCause;
+use crate::lock::check::test_history::*;
+use crate::lock::obs::DeleteCause;
 
 /// Leases: client-0's first and second acquisition, client-1's.
 const L0: u64 = 0xa000 << 48;

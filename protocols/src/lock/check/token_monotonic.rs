@@ -3,11 +3,12 @@
 
 use std::collections::BTreeSet;
 
-use crate::history::History;
-use crate::lock_obs::LockObs;
-use crate::time::fmt_secs;
+use locksim_sim::History;
+use locksim_sim::check::{Status, Violation, count};
+use locksim_sim::time::fmt_secs;
 
-use super::{LockFacts, Status, Violation, count};
+use super::LockFacts;
+use crate::lock::obs::LockObs;
 
 pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
     let mut last: Option<u64> = None;
@@ -52,17 +53,17 @@ pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
 #[cfg(test)]
 mod tests {
     use super::check;
-    use crate::check::Status;
-    use crate::check::test_history::*;
-    use crate::lock_obs::LockObs;
+    use crate::lock::check::test_history::*;
+    use crate::lock::obs::LockObs;
+    use locksim_sim::check::Status;
 
-    fn issued(tokens: &[(crate::ids::NodeId, u64)]) -> Status {
+    fn issued(tokens: &[(locksim_sim::NodeId, u64)]) -> Status {
         let keyless: Vec<_> = tokens.iter().map(|&(node, token)| (node, token, None)).collect();
         issued_to(&keyless)
     }
 
     /// Tokens with the lock key (lease) each was granted to, if any.
-    fn issued_to(tokens: &[(crate::ids::NodeId, u64, Option<u64>)]) -> Status {
+    fn issued_to(tokens: &[(locksim_sim::NodeId, u64, Option<u64>)]) -> Status {
         let h = tokens
             .iter()
             .enumerate()

@@ -4,13 +4,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::history::{History, What};
-use crate::ids::NodeId;
-use crate::lock_obs::LockObs;
-use crate::node::Observation;
-use crate::time::{fmt_duration, fmt_secs};
+use locksim_sim::NodeId;
+use locksim_sim::check::{NodeTable, Status, Violation, count};
+use locksim_sim::time::{fmt_duration, fmt_secs};
+use locksim_sim::{History, What};
 
-use super::{LockFacts, LockSetup, NodeTable, Status, Violation, count};
+use super::{LockFacts, LockSetup};
+use crate::lock::AsLock;
+use crate::lock::obs::LockObs;
 
 /// When the last fault that fired is over — the true time and the index of the event that
 /// ended it, so that an acquisition at the same instant but before it does not count — or
@@ -22,7 +23,7 @@ use super::{LockFacts, LockSetup, NodeTable, Status, Violation, count};
 /// last `RoleChanged` says, authoritative if it never records one — a promoted replica, a
 /// newly elected leader) still make a quorum. Otherwise nobody can be granted the lock, and
 /// liveness does not apply.
-fn quiet_from<M, O: Observation>(h: &History<M, O>, setup: &LockSetup) -> Result<Option<(u64, usize)>, String> {
+fn quiet_from<M, O: AsLock>(h: &History<M, O>, setup: &LockSetup) -> Result<Option<(u64, usize)>, String> {
     let mut quiet = None;
     let mut open_pauses = BTreeSet::new();
     let mut open_crashes = BTreeSet::new();
@@ -131,7 +132,7 @@ fn serve(n: usize) -> String {
     }
 }
 
-pub(super) fn check<M, O: Observation>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
+pub(super) fn check<M, O: AsLock>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
     let quiet = match quiet_from(h, setup) {
         Ok(q) => q,
         Err(why) => return Status::NotApplicable(why),

@@ -1,11 +1,17 @@
 //! `unique_ids` (no ID is issued twice) and `id_monotonic` (each generator's IDs strictly
 //! increase), over every event whose observation says it issued an ID.
 
-use crate::history::History;
-use crate::node::Observation;
-use crate::time::fmt_secs;
+use locksim_sim::History;
+use locksim_sim::check::{Invariant, NodeTable, Status, Verdict, Violation, count};
+use locksim_sim::time::fmt_secs;
 
-use super::{Invariant, NodeTable, Status, Verdict, Violation, count};
+use super::IssuesIds;
+
+pub const UNIQUE_IDS: Invariant = Invariant::new("unique_ids", "no ID is issued twice");
+pub const ID_MONOTONIC: Invariant = Invariant::new("id_monotonic", "each generator's IDs strictly increase");
+
+/// What [`check_ids`] judges, in its verdicts' order.
+pub const ID_INVARIANTS: &[Invariant] = &[UNIQUE_IDS, ID_MONOTONIC];
 
 /// Both ID checkers.
 ///
@@ -14,14 +20,14 @@ use super::{Invariant, NodeTable, Status, Verdict, Violation, count};
 /// map insertions. The IDs are gathered per generator, whose IDs normally increase, so the
 /// vector is a few sorted runs end to end, which the standard (run-adaptive) sort merges in
 /// about linear time. The first violation is the earliest event that repeats an earlier ID.
-pub fn check_ids<M, O: Observation>(h: &History<M, O>) -> Vec<Verdict> {
+pub fn check_ids<M, O: IssuesIds>(h: &History<M, O>) -> Vec<Verdict> {
     // Per generator: every ID it issued, with its event index.
     let mut by_node: NodeTable<Vec<(u64, usize)>> = NodeTable::new();
     // Per node: the last ID it issued.
     let mut last: NodeTable<Option<u64>> = NodeTable::new();
     let mut monotonic = None;
     for (index, e, o) in h.observations() {
-        let Some(id) = o.as_issued_id() else { continue };
+        let Some(id) = o.issued_id() else { continue };
         by_node.get_mut(e.node).push((id, index));
         let prev = last.get_mut(e.node);
         if monotonic.is_none()
@@ -72,11 +78,11 @@ pub fn check_ids<M, O: Observation>(h: &History<M, O>) -> Vec<Verdict> {
     };
     vec![
         Verdict {
-            invariant: Invariant::UniqueIds,
+            invariant: UNIQUE_IDS,
             status: verdict(unique, format!("{} issued, all distinct", count(issued, "ID"))),
         },
         Verdict {
-            invariant: Invariant::IdMonotonic,
+            invariant: ID_MONOTONIC,
             status: verdict(
                 monotonic,
                 format!("{} issued, increasing per generator", count(issued, "ID")),
@@ -87,26 +93,16 @@ pub fn check_ids<M, O: Observation>(h: &History<M, O>) -> Vec<Verdict> {
 
 #[cfg(test)]
 mod tests {
-    use serde::Serialize;
+    use locksim_sim::{Event, Names, NodeId, Stats, What};
 
     use super::*;
-    use crate::history::{Event, Stats, What};
-    use crate::ids::{Names, NodeId};
-    use crate::node::Observation;
 
     /// An observation that may carry an issued ID.
-    #[derive(Clone, Debug, Serialize)]
     struct Obs(Option<u64>);
 
-    impl Observation for Obs {
-        fn kind(&self) -> &'static str {
-            "obs"
-        }
-        fn as_issued_id(&self) -> Option<u64> {
+    impl IssuesIds for Obs {
+        fn issued_id(&self) -> Option<u64> {
             self.0
-        }
-        fn describe(&self, _: &Names) -> String {
-            String::new()
         }
     }
 

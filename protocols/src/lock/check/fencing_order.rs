@@ -2,11 +2,12 @@
 //! accepted before. The max is the checker's own, over the whole history: a resource that
 //! forgot its max in a crash does not get to forget it here.
 
-use crate::history::History;
-use crate::lock_obs::LockObs;
-use crate::time::fmt_secs;
+use locksim_sim::History;
+use locksim_sim::check::{Status, Violation, count};
+use locksim_sim::time::fmt_secs;
 
-use super::{LockFacts, Status, Violation, count};
+use super::LockFacts;
+use crate::lock::obs::LockObs;
 
 pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
     let mut max: Option<u64> = None;
@@ -44,9 +45,9 @@ pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
 #[cfg(test)]
 mod tests {
     use super::check;
-    use crate::check::Status;
-    use crate::check::test_history::*;
-    use crate::lock_obs::LockObs;
+    use crate::lock::check::test_history::*;
+    use crate::lock::obs::LockObs;
+    use locksim_sim::check::Status;
 
     fn judged(h: Hist) -> Status {
         judge(&h.build(), check)

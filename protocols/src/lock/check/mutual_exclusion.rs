@@ -9,13 +9,14 @@
 //! its release is sent or its deadline passes, so at that instant it holds no more, and a
 //! client acquiring at that same instant takes the lock from hand to hand without overlap.
 
-use crate::history::{History, What};
-use crate::ids::NodeId;
-use crate::lock_obs::LockObs;
-use crate::node::Observation;
-use crate::time::fmt_secs;
+use locksim_sim::NodeId;
+use locksim_sim::check::{NodeTable, Status, Violation, count};
+use locksim_sim::time::fmt_secs;
+use locksim_sim::{History, What};
 
-use super::{LockFacts, LockSetup, NodeTable, Status, Violation, count};
+use super::{LockFacts, LockSetup};
+use crate::lock::AsLock;
+use crate::lock::obs::LockObs;
 
 struct Segment {
     client: NodeId,
@@ -24,7 +25,7 @@ struct Segment {
     end_ns: u64,
 }
 
-pub(super) fn check<M, O: Observation>(h: &History<M, O>, _facts: &LockFacts, setup: &LockSetup) -> Status {
+pub(super) fn check<M, O: AsLock>(h: &History<M, O>, _facts: &LockFacts, setup: &LockSetup) -> Status {
     // Per client: the intervals it has open. The order in which they close does not matter,
     // since segments are sorted by a total order below.
     let mut open: NodeTable<Vec<(usize, u64, Option<u64>)>> = NodeTable::new();
@@ -81,7 +82,7 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, _facts: &LockFacts, se
         active.retain(|a| a.end_ns > s.start_ns);
         if let Some(other) = active.iter().find(|a| a.client != s.client) {
             let how = match &h.events[s.index].what {
-                What::Observe(o) if o.kind() == "renewed" => "renewed",
+                What::Observe(o) if matches!(o.as_lock(), Some(LockObs::Renewed { .. })) => "renewed",
                 _ => "acquired",
             };
             return Status::Violated(Violation {
@@ -110,15 +111,15 @@ pub(super) fn check<M, O: Observation>(h: &History<M, O>, _facts: &LockFacts, se
 #[cfg(test)]
 mod tests {
     use super::check;
-    use crate::check::test_history::*;
-    use crate::history::What;
-    use crate::lock_obs::LockObs;
+    use crate::lock::check::test_history::*;
+    use crate::lock::obs::LockObs;
+    use locksim_sim::What;
 
-    fn judged(h: &LockHistory) -> crate::check::Status {
+    fn judged(h: &LockHistory) -> locksim_sim::check::Status {
         judge(h, |h, f| check(h, f, &setup(&[S0], 1)))
     }
 
-    fn released(h: Hist, t_ns: u64, client: crate::ids::NodeId) -> Hist {
+    fn released(h: Hist, t_ns: u64, client: locksim_sim::NodeId) -> Hist {
         h.obs(t_ns, client, LockObs::Released { lease: 0 })
     }
 
