@@ -4,10 +4,11 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 use locksim_sim::time::fmt_signed_secs;
 use locksim_sim::{Names, NodeId, Observation, Salience};
+use serde::{Deserialize, Serialize};
+
+pub use super::deadline::Deadline;
 
 /// Which of a server's clocks a key's expiry follows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,40 +35,6 @@ pub enum DeleteCause {
     PlainDel,
     /// The server crashed and its persistence did not keep the key.
     Crash,
-}
-
-/// Until when a client holds the lock it acquired, on its own monotonic clock. A client that
-/// tracks no deadline holds until it releases or learns the lock is lost. Serialized as the
-/// clock reading, and "untracked" as `u64::MAX` (the trace format's number for it).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Deadline {
-    Mono(u64),
-    Untracked,
-}
-
-impl Deadline {
-    /// The monotonic clock reading it ends at, if it ends.
-    pub fn mono_ns(self) -> Option<u64> {
-        match self {
-            Deadline::Mono(ns) => Some(ns),
-            Deadline::Untracked => None,
-        }
-    }
-}
-
-impl Serialize for Deadline {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_u64(self.mono_ns().unwrap_or(u64::MAX))
-    }
-}
-
-impl<'de> Deserialize<'de> for Deadline {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(match u64::deserialize(deserializer)? {
-            u64::MAX => Deadline::Untracked,
-            ns => Deadline::Mono(ns),
-        })
-    }
 }
 
 /// A lease value shown short: enough to match a client's line with a server's.
@@ -432,60 +399,4 @@ impl Observation for LockObs {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Renderers read lock facts back from a trace: each one decodes to itself, and "no
-    /// deadline" keeps the number traces have always written for it.
-    #[test]
-    fn facts_read_back_as_written() {
-        let facts = [
-            LockObs::AcquireFailed {
-                lease: u64::MAX,
-                why: "the key is held".into(),
-                validity_ns: -1,
-            },
-            LockObs::Acquired {
-                lease: 1,
-                token: None,
-                validity_ns: 0,
-                deadline_mono_ns: Deadline::Untracked,
-                servers: 0,
-            },
-            LockObs::Acquired {
-                lease: 1,
-                token: Some(2),
-                validity_ns: 3,
-                deadline_mono_ns: Deadline::Mono(4),
-                servers: 5,
-            },
-            LockObs::KeySet {
-                lease: 1,
-                expiry: Some(Expiry {
-                    clock: ClockKind::Mono,
-                    at_ns: -2,
-                }),
-            },
-            LockObs::TokenIssued { token: 1, lease: None },
-            LockObs::RoleChanged {
-                authoritative: false,
-                role: "replica".into(),
-            },
-            LockObs::WriteApplied {
-                client: NodeId(3),
-                lease: 1,
-                token: None,
-                value: 2,
-                based_on: 1,
-                prev_value: 1,
-            },
-            LockObs::WriteTimedOut,
-        ];
-        for fact in &facts {
-            let json = serde_json::to_value(fact).unwrap();
-            assert_eq!(LockObs::deserialize(&json).unwrap(), *fact, "{json}");
-        }
-        let untracked = serde_json::to_value(&facts[1]).unwrap();
-        assert_eq!(untracked["deadline_mono_ns"], u64::MAX);
-    }
-}
+mod tests;

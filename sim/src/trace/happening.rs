@@ -94,7 +94,7 @@ pub enum Happening {
 
 /// A model's observation, erased: its event name (what a fault's `after` names, the line's
 /// `kind`) and the fields it serializes to. A renderer that knows the model's vocabulary
-/// decodes the fields back into it (`LockObs` derives `Deserialize` for that).
+/// decodes the fields back into it (its observation type derives `Deserialize` for that).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Observed {
     pub event: String,
