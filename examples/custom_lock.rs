@@ -35,7 +35,7 @@ use std::fmt;
 
 use locksim::proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use locksim::protocols::lock::check::{FENCING_ORDER, LOCK_INVARIANTS, TOKEN_MONOTONIC};
-use locksim::protocols::lock::obs::RESOURCE_EVENTS;
+use locksim::protocols::lock::obs::{Deadline, RESOURCE_EVENTS};
 use locksim::protocols::lock::{LockObs, LockSetup, check_lock};
 use locksim::protocols::lock_world::Msg;
 use locksim::protocols::redis::cmd::{Cmd, Key, Reply, Value};
@@ -263,7 +263,7 @@ impl TokenLeaseClient {
             (Phase::Acquiring, _) => {
                 ctx.record(LockObs::AcquireFailed {
                     lease: self.lease,
-                    why: "the key is held",
+                    why: "the key is held".into(),
                     validity_ns: 0,
                 });
                 self.backoff(ctx);
@@ -274,7 +274,7 @@ impl TokenLeaseClient {
                     lease: self.lease,
                     token: self.token,
                     validity_ns: self.remaining_ns(ctx),
-                    deadline_mono_ns: self.deadline_mono_ns,
+                    deadline_mono_ns: Deadline::Mono(self.deadline_mono_ns),
                     servers: 1,
                 });
                 self.phase = Phase::Reading;
@@ -336,7 +336,7 @@ impl TokenLeaseClient {
         });
         if remaining_ns <= 0 {
             ctx.record(LockObs::LockLost {
-                why: "its lease deadline passed before the write",
+                why: "its lease deadline passed before the write".into(),
             });
             return self.release(ctx);
         }

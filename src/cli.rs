@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::load::load_file;
-use crate::render::{Marks, lanes, mermaid, svg};
+use crate::render::{Cast, Marks, lanes, mermaid, svg};
 use crate::run_result::RunReport;
 use crate::timeline::{TimelineMode, render_run};
 use crate::trace_file::{self, Replay};
@@ -45,11 +45,11 @@ enum View {
 const MERMAID_MAX_TEXT: usize = 50_000;
 
 impl View {
-    fn render(self, events: &[locksim_sim::trace::TraceEvent], marks: &Marks) -> String {
+    fn render(self, events: &[locksim_sim::trace::TraceEvent], cast: &Cast, marks: &Marks) -> String {
         match self {
             View::Text => lanes(events, marks),
             View::Mermaid => {
-                let diagram = mermaid(events, marks);
+                let diagram = mermaid(events, cast, marks);
                 let chars = diagram.chars().count();
                 if chars > MERMAID_MAX_TEXT {
                     eprintln!(
@@ -59,7 +59,7 @@ impl View {
                 }
                 diagram
             }
-            View::Svg => svg(events, marks),
+            View::Svg => svg(events, cast, marks),
         }
     }
 }
@@ -226,7 +226,11 @@ fn run(
         return BAD_INPUT;
     }
     match (view, format) {
-        (Some(view), _) => out(&view.render(&report.outcome.trace, &Marks::from_verdicts(&report.outcome.verdicts))),
+        (Some(view), _) => out(&view.render(
+            &report.outcome.trace,
+            &Cast::of(&loaded.scenario),
+            &Marks::from_verdicts(&report.outcome.verdicts),
+        )),
         (None, Format::Text) => out(&render_run(&report, timeline)),
         (None, Format::Json) => out(&format!(
             "{}\n",
@@ -261,7 +265,18 @@ fn render(path: PathBuf, view: View) -> u8 {
             return BAD_INPUT;
         }
     };
-    out(&view.render(&trace.timeline_events(), &marks));
+    let (events, cast) = match (trace.timeline_events(), trace.cast()) {
+        (Ok(events), Ok(cast)) => (events, cast),
+        (Err(e), _) => {
+            eprintln!("error: {}: {e}", path.display());
+            return BAD_INPUT;
+        }
+        (_, Err(e)) => {
+            eprintln!("error: {}: the embedded scenario: {e}", path.display());
+            return BAD_INPUT;
+        }
+    };
+    out(&view.render(&events, &cast, &marks));
     OK
 }
 

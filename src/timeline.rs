@@ -9,7 +9,7 @@
 use locksim_sim::trace::TraceEvent;
 
 use crate::render::select::shown;
-use crate::render::{Marks, Row, secs, select};
+use crate::render::{Marks, NETWORK, Row, secs, select};
 use crate::run_result::RunReport;
 
 pub use crate::render::TimelineMode;
@@ -45,7 +45,7 @@ pub fn timeline(events: &[TraceEvent], marks: &Marks, mode: TimelineMode) -> Vec
             }
             Row::Event(e) => e,
         };
-        let local = if e.node == "network" {
+        let local = if e.node == NETWORK {
             format!("{:>10}  {:>10}", "", "")
         } else {
             format!("{:>10}  {:>10}", secs(e.wall_ns), secs(e.mono_ns as i64))

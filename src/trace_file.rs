@@ -5,11 +5,12 @@
 
 use std::path::Path;
 
+use locksim_sim::ENGINE_VERSION;
 use locksim_sim::trace::TraceEvent;
-use locksim_sim::{ENGINE_VERSION, Salience};
 use serde_json::Value;
 
 use crate::load::{LoadError, LoadedScenario, parse_with_space};
+use crate::render::Cast;
 use crate::run_result::RunReport;
 
 pub const FORMAT: &str = "locksim-trace";
@@ -94,30 +95,19 @@ pub fn read(path: &Path) -> Result<TraceFile, String> {
 }
 
 impl TraceFile {
-    /// The recorded events as the timeline renders them.
-    pub fn timeline_events(&self) -> Vec<TraceEvent> {
+    /// The recorded events, typed, as the live run gave them; the error names the event.
+    pub fn timeline_events(&self) -> Result<Vec<TraceEvent>, String> {
         self.events
             .iter()
-            .map(|e| {
-                let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-                let n = |k: &str| e.get(k).and_then(Value::as_i64).unwrap_or_default();
-                TraceEvent {
-                    index: n("i") as usize,
-                    t_ns: e.get("t_ns").and_then(Value::as_u64).unwrap_or_default(),
-                    node: s("node"),
-                    wall_ns: n("wall_ns"),
-                    mono_ns: e.get("mono_ns").and_then(Value::as_u64).unwrap_or_default(),
-                    kind: s("kind"),
-                    text: s("text"),
-                    salience: match e.get("salience").and_then(Value::as_str) {
-                        Some("salient") => Salience::Salient,
-                        Some("routine") => Salience::Routine,
-                        _ => Salience::Chatter,
-                    },
-                    json: e.to_string(),
-                }
-            })
+            .enumerate()
+            .map(|(i, e)| TraceEvent::from_line(e).map_err(|err| format!("key `events[{i}]`: {err}")))
             .collect()
+    }
+
+    /// The roles of the recorded run's nodes, from the scenario the trace embeds.
+    pub fn cast(&self) -> Result<Cast, LoadError> {
+        let (scenario, _) = parse_with_space(&self.scenario_file, &self.scenario_text)?;
+        Ok(Cast::of(&scenario))
     }
 }
 

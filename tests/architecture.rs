@@ -83,8 +83,7 @@ const PROTOCOL_WORDS: &[&str] = &[
 ];
 
 /// Engine files that still name protocols, being moved out of `sim` or reworded for issue 11.
-const KNOWN_PROTOCOL_WORDS: &[&str] = &[
-];
+const KNOWN_PROTOCOL_WORDS: &[&str] = &[];
 
 /// A library file longer than this does several jobs, or holds tests that belong in a file
 /// of their own beside it.

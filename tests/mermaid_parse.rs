@@ -21,10 +21,13 @@ use std::path::Path;
 use std::process::Command;
 
 use locksim::load::load_file;
-use locksim::render::{Marks, mermaid};
+use locksim::protocols::Role;
+use locksim::protocols::lock::obs::{Deadline, LockObs};
+use locksim::render::{Cast, Marks, mermaid};
 use locksim::run_result::RunReport;
 use locksim::sim::Salience;
-use locksim::sim::trace::TraceEvent;
+use locksim::sim::history::DropReason;
+use locksim::sim::trace::{Happening, Observed, Stamp, TraceEvent};
 use serde_json::Value;
 
 /// What the renderer put in a diagram, counted the way Mermaid's parser reports it.
@@ -46,137 +49,108 @@ fn counts(diagram: &str) -> (Vec<String>, usize, usize) {
     (participants, arrows, notes)
 }
 
-fn ev(index: usize, t_ms: u64, node: &str, kind: &str, salience: Salience, text: &str, json: &str) -> TraceEvent {
-    TraceEvent {
-        index,
+fn ev(index: usize, t_ms: u64, node: &str, what: Happening, salience: Salience, text: &str) -> TraceEvent {
+    let at = Stamp {
         t_ns: t_ms * 1_000_000,
         node: node.into(),
         wall_ns: t_ms as i64 * 1_000_000 - 2_000_000_000,
         mono_ns: t_ms * 1_000_000,
-        kind: kind.into(),
-        text: text.into(),
-        salience,
-        json: json.into(),
+    };
+    TraceEvent::new(index, at, what, text.into(), salience)
+}
+
+/// A model's event, with fields no renderer reads.
+fn obs(event: &str) -> Happening {
+    Happening::Observe(Observed {
+        event: event.into(),
+        fields: Default::default(),
+    })
+}
+
+fn send(msg_id: u64, msg: &str) -> Happening {
+    Happening::Send {
+        msg: msg.into(),
+        msg_id,
+        to: "end".into(),
     }
 }
 
 /// Every construct at once: a network note over everyone, a failover over its primary, a
 /// delivered, a dropped and an in-flight arrow, text with `; # < > : { } "`, merged notes,
 /// both highlights, a negative local clock, a node named like a keyword, and a fold.
-fn synthetic() -> (Vec<TraceEvent>, Marks) {
+fn synthetic() -> (Vec<TraceEvent>, Cast, Marks) {
     use Salience::{Chatter, Routine, Salient};
+    let partition = Happening::Partition {
+        fault: 0,
+        groups: vec!["{client-0}".into(), "{end}".into()],
+        one_way: false,
+    };
+    let cut = Happening::Drop {
+        from: "client-0".into(),
+        msg: "cut".into(),
+        msg_id: 2,
+        reason: DropReason::Partition,
+        to: "end".into(),
+    };
+    let delivered = Happening::Deliver {
+        from: "client-0".into(),
+        msg: "SET k; #2 <i> -> x".into(),
+        msg_id: 1,
+    };
+    let failover = Happening::Failover { primary: "end".into() };
     let mut events = vec![
-        ev(0, 0, "client-0", "start", Chatter, "starts", "{}"),
-        ev(1, 0, "end", "start", Chatter, "starts", "{}"),
-        ev(
-            2,
-            0,
-            "network",
-            "partition",
-            Salient,
-            "PARTITION: {client-0} | {end}",
-            "{}",
-        ),
+        ev(0, 0, "client-0", Happening::Start, Chatter, "starts"),
+        ev(1, 0, "end", Happening::Start, Chatter, "starts"),
+        ev(2, 0, "network", partition, Salient, "PARTITION: {client-0} | {end}"),
         ev(
             3,
             1,
             "client-0",
-            "write_sent",
+            obs("write_sent"),
             Routine,
             "sends \"x\"; #1 <b>bold</b> a: b {c}",
-            "{}",
         ),
-        ev(
-            4,
-            1,
-            "client-0",
-            "send",
-            Chatter,
-            "",
-            r#"{"to":"end","msg_id":1,"msg":"SET k; #2 <i> -> x"}"#,
-        ),
-        ev(
-            5,
-            1,
-            "client-0",
-            "send",
-            Chatter,
-            "",
-            r#"{"to":"end","msg_id":2,"msg":"cut"}"#,
-        ),
-        ev(
-            6,
-            1,
-            "client-0",
-            "drop",
-            Chatter,
-            "",
-            r#"{"from":"client-0","to":"end","msg_id":2,"msg":"cut","reason":"partition"}"#,
-        ),
-        ev(
-            7,
-            1,
-            "client-0",
-            "send",
-            Chatter,
-            "",
-            r#"{"to":"end","msg_id":3,"msg":"never arrives"}"#,
-        ),
-        ev(
-            8,
-            2,
-            "end",
-            "deliver",
-            Chatter,
-            "",
-            r#"{"from":"client-0","msg_id":1,"msg":"SET k; #2 <i> -> x"}"#,
-        ),
+        ev(4, 1, "client-0", send(1, "SET k; #2 <i> -> x"), Chatter, ""),
+        ev(5, 1, "client-0", send(2, "cut"), Chatter, ""),
+        ev(6, 1, "client-0", cut, Chatter, ""),
+        ev(7, 1, "client-0", send(3, "never arrives"), Chatter, ""),
+        ev(8, 2, "end", delivered, Chatter, ""),
         ev(
             9,
             2,
             "end",
-            "write_refused",
+            obs("write_refused"),
             Salient,
             "REJECTED write (token 1 < max 2)",
-            "{}",
         ),
-        ev(10, 2, "end", "key_expired", Salient, "lock key EXPIRED", "{}"),
+        ev(10, 2, "end", obs("key_expired"), Salient, "lock key EXPIRED"),
         ev(
             11,
             3,
             "network",
-            "failover",
+            failover,
             Salient,
             "FAILOVER: end's replica is promoted",
-            r#"{"primary":"end"}"#,
         ),
     ];
     let mut i = events.len();
     for k in 0..40 {
-        events.push(ev(
-            i,
-            10 + k,
-            "client-0",
-            "read_done",
-            Routine,
-            "read counter = 0",
-            "{}",
-        ));
+        events.push(ev(i, 10 + k, "client-0", obs("read_done"), Routine, "read counter = 0"));
         i += 1;
     }
-    events.push(ev(
-        i,
-        100,
-        "client-0",
-        "acquired",
-        Salient,
-        "ACQUIRED",
-        r#"{"lease":1,"token":null,"validity_ns":-5,"servers":3}"#,
-    ));
+    let acquired = Happening::Observe(Observed::of(&LockObs::Acquired {
+        lease: 1,
+        token: None,
+        validity_ns: -5,
+        deadline_mono_ns: Deadline::Mono(0),
+        servers: 3,
+    }));
+    events.push(ev(i, 100, "client-0", acquired, Salient, "ACQUIRED"));
     let mut marks = Marks::default();
     marks.add(i, "mutual_exclusion");
     marks.add(i, "stale_write");
-    (events, marks)
+    let cast = Cast::new(vec![("client-0".into(), Role::Client), ("end".into(), Role::Server)]);
+    (events, cast, marks)
 }
 
 #[test]
@@ -202,12 +176,20 @@ fn every_catalogue_diagram_parses_with_mermaids_own_parser() {
         let rel = path.strip_prefix(&root).unwrap();
         let loaded = load_file(rel).unwrap_or_else(|e| panic!("{e}"));
         let report = RunReport::run(&loaded, None);
-        let text = mermaid(&report.outcome.trace, &Marks::from_verdicts(&report.outcome.verdicts));
+        let cast = Cast::of(&loaded.scenario);
+        let text = mermaid(
+            &report.outcome.trace,
+            &cast,
+            &Marks::from_verdicts(&report.outcome.verdicts),
+        );
         let name = rel.with_extension("mmd").to_string_lossy().replace(['/', '\\'], "__");
         diagrams.push((out.join(name), text));
     }
-    let (events, marks) = synthetic();
-    diagrams.push((out.join("synthetic-every-construct.mmd"), mermaid(&events, &marks)));
+    let (events, cast, marks) = synthetic();
+    diagrams.push((
+        out.join("synthetic-every-construct.mmd"),
+        mermaid(&events, &cast, &marks),
+    ));
     for (file, text) in &diagrams {
         std::fs::write(file, text).unwrap();
     }

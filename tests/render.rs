@@ -9,22 +9,17 @@ use std::path::{Path, PathBuf};
 
 use common::mermaid::{arrows, participants, unescape};
 use locksim::load::load_file;
-use locksim::render::{Marks, lanes, mermaid, svg};
+use locksim::render::{Cast, Marks, lanes, mermaid, svg};
 use locksim::run_result::RunReport;
-use locksim::sim::trace::TraceEvent;
+use locksim::sim::trace::{Happening, TraceEvent};
 use locksim::trace_file::{self, trace_text};
-use serde_json::Value;
 
 /// The events and marks of a catalogue scenario run at its own seed.
-fn live(rel: &str) -> (Vec<TraceEvent>, Marks) {
+fn live(rel: &str) -> (Vec<TraceEvent>, Cast, Marks) {
     let loaded = load_file(&common::scenario(rel)).unwrap_or_else(|e| panic!("{e}"));
     let report = RunReport::run(&loaded, None);
     let marks = Marks::from_verdicts(&report.outcome.verdicts);
-    (report.outcome.trace, marks)
-}
-
-fn json(e: &TraceEvent) -> Value {
-    serde_json::from_str(&e.json).unwrap()
+    (report.outcome.trace, Cast::of(&loaded.scenario), marks)
 }
 
 #[test]
@@ -36,8 +31,8 @@ fn every_catalogue_diagram_has_every_node_and_only_real_messages() {
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        let (events, marks) = live(&rel);
-        let diagram = mermaid(&events, &marks);
+        let (events, cast, marks) = live(&rel);
+        let diagram = mermaid(&events, &cast, &marks);
         assert!(diagram.starts_with("sequenceDiagram\n"), "{rel}");
         let declared = participants(&diagram);
         let nodes: Vec<&str> = {
@@ -62,14 +57,12 @@ fn every_catalogue_diagram_has_every_node_and_only_real_messages() {
         let mut delivered = BTreeSet::new();
         let mut dropped = BTreeSet::new();
         for e in &events {
-            let v = json(e);
-            let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-            match e.kind.as_str() {
-                "deliver" => {
-                    delivered.insert((s("from"), e.node.clone(), s("msg")));
+            match &e.what {
+                Happening::Deliver { from, msg, .. } => {
+                    delivered.insert((from.clone(), e.node.clone(), msg.clone()));
                 }
-                "drop" => {
-                    dropped.insert((s("from"), s("to"), s("msg")));
+                Happening::Drop { from, msg, to, .. } => {
+                    dropped.insert((from.clone(), to.clone(), msg.clone()));
                 }
                 _ => {}
             }
@@ -119,8 +112,8 @@ fn every_catalogue_diagram_has_every_node_and_only_real_messages() {
 
 #[test]
 fn the_fenced_gc_pause_shows_the_rejected_late_write() {
-    let (events, marks) = live("single-redis/kleppmann-gc-pause-fenced.toml");
-    let diagram = mermaid(&events, &marks);
+    let (events, cast, marks) = live("single-redis/kleppmann-gc-pause-fenced.toml");
+    let diagram = mermaid(&events, &cast, &marks);
     // The late write travels, and the resource refuses it, highlighted.
     assert!(
         diagram.contains("    client_0->>resource: WRITE counter := 1 token 1\n"),
@@ -151,9 +144,9 @@ fn the_fenced_gc_pause_shows_the_rejected_late_write() {
 
 #[test]
 fn the_unfenced_gc_pause_marks_its_violations() {
-    let (events, marks) = live("single-redis/kleppmann-gc-pause.toml");
+    let (events, cast, marks) = live("single-redis/kleppmann-gc-pause.toml");
     assert!(!marks.is_empty());
-    let diagram = mermaid(&events, &marks);
+    let diagram = mermaid(&events, &cast, &marks);
     let text = lanes(&events, &marks);
     let line = text.lines().find(|l| l.contains("<== VIOLATES stale_write")).unwrap();
     assert!(line.contains('!'), "{line}");
@@ -165,9 +158,9 @@ fn the_unfenced_gc_pause_marks_its_violations() {
 
 #[test]
 fn rendering_is_deterministic() {
-    let (a, marks_a) = live("redlock/clock-jump.toml");
-    let (b, marks_b) = live("redlock/clock-jump.toml");
-    assert_eq!(mermaid(&a, &marks_a), mermaid(&b, &marks_b));
+    let (a, cast_a, marks_a) = live("redlock/clock-jump.toml");
+    let (b, cast_b, marks_b) = live("redlock/clock-jump.toml");
+    assert_eq!(mermaid(&a, &cast_a, &marks_a), mermaid(&b, &cast_b, &marks_b));
     assert_eq!(lanes(&a, &marks_a), lanes(&b, &marks_b));
 }
 
@@ -179,8 +172,8 @@ fn acquisitions_are_notes() {
     // Kleppmann's clock jump: client-0 holds servers 0-2, server-2's clock jumps, client-1
     // takes servers 2-4 while client-0 still holds — two majorities, drawn as two notes, the
     // second marked, both before client-0 releases.
-    let (events, marks) = live("redlock/clock-jump.toml");
-    let diagram = mermaid(&events, &marks);
+    let (events, cast, marks) = live("redlock/clock-jump.toml");
+    let diagram = mermaid(&events, &cast, &marks);
     let lines: Vec<&str> = diagram.lines().map(str::trim).collect();
     let find = |who: &str, what: &[&str]| {
         lines
@@ -214,8 +207,8 @@ fn an_etcd_acquisition_note_shows_its_session_deadline_and_names_no_servers() {
     // An etcd client holds by the leader's word alone (no server set): the note must not print
     // "on  (0 of 3)". Even a client that never checks its deadline tracks one (DESIGN 5: it is
     // judged to hold until then), and the note shows it; leader-failover's clients are such.
-    let (events, marks) = live("etcd/leader-failover.toml");
-    let diagram = mermaid(&events, &marks);
+    let (events, cast, marks) = live("etcd/leader-failover.toml");
+    let diagram = mermaid(&events, &cast, &marks);
     let acquired: Vec<&str> = diagram.lines().filter(|l| l.contains("ACQUIRED")).collect();
     assert!(!acquired.is_empty(), "the etcd diagram shows acquisitions");
     for line in acquired {
@@ -223,8 +216,8 @@ fn an_etcd_acquisition_note_shows_its_session_deadline_and_names_no_servers() {
         assert!(!line.contains("9223372036") && !line.contains(" of 3)"), "{line}");
     }
     // A Redlock acquisition still shows its validity and its majority.
-    let (events, marks) = live("redlock/clock-jump.toml");
-    let diagram = mermaid(&events, &marks);
+    let (events, cast, marks) = live("redlock/clock-jump.toml");
+    let diagram = mermaid(&events, &cast, &marks);
     assert!(diagram.contains("validity 9.848 s") && diagram.contains("(3 of 5)"));
 }
 
@@ -269,12 +262,26 @@ fn a_trace_file_renders_exactly_as_the_live_run() {
         let live_marks = Marks::from_verdicts(&report.outcome.verdicts);
         std::fs::write(&trace, trace_text(&report)).unwrap();
         let file = trace_file::read(&trace).unwrap_or_else(|e| panic!("{e}"));
-        let (events, marks) = (file.timeline_events(), Marks::from_result(&file.result).unwrap());
+        let events = file.timeline_events().unwrap_or_else(|e| panic!("{e}"));
+        let (cast, marks) = (file.cast().unwrap(), Marks::from_result(&file.result).unwrap());
         let live = &report.outcome.trace;
+        let live_cast = Cast::of(&loaded.scenario);
         let rel = scenario.display();
+        // The same typed events (their JSON lines included) and the same roles: no view can
+        // tell a trace file from the run it recorded.
+        assert_eq!(&events, live, "{rel} events");
+        assert_eq!(cast, live_cast, "{rel} cast");
         assert_eq!(lanes(&events, &marks), lanes(live, &live_marks), "{rel} text");
-        assert_eq!(mermaid(&events, &marks), mermaid(live, &live_marks), "{rel} mermaid");
-        assert_eq!(svg(&events, &marks), svg(live, &live_marks), "{rel} svg");
+        assert_eq!(
+            mermaid(&events, &cast, &marks),
+            mermaid(live, &live_cast, &live_marks),
+            "{rel} mermaid"
+        );
+        assert_eq!(
+            svg(&events, &cast, &marks),
+            svg(live, &live_cast, &live_marks),
+            "{rel} svg"
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

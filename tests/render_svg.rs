@@ -10,9 +10,9 @@ use std::path::Path;
 
 use common::mermaid::{arrows, participants, unescape};
 use locksim::load::load_file;
-use locksim::render::{Marks, Row, TimelineMode, mermaid, select, svg};
+use locksim::render::{Cast, Marks, Row, TimelineMode, mermaid, select, svg};
 use locksim::run_result::RunReport;
-use locksim::sim::trace::TraceEvent;
+use locksim::sim::trace::{Happening, TraceEvent};
 use roxmltree::{Document, Node};
 
 /// A story per protocol family and per kind of fault: a pause (held, and violated), a clock
@@ -34,11 +34,11 @@ const VIOLATION_RGB: &str = "rgb(255, 204, 204)";
 const REFUSAL_RGB: &str = "rgb(255, 236, 179)";
 
 /// The events and marks of a catalogue scenario run at its own seed.
-fn live(rel: &str) -> (Vec<TraceEvent>, Marks) {
+fn live(rel: &str) -> (Vec<TraceEvent>, Cast, Marks) {
     let loaded = load_file(&common::scenario(rel)).unwrap_or_else(|e| panic!("{e}"));
     let report = RunReport::run(&loaded, None);
     let marks = Marks::from_verdicts(&report.outcome.verdicts);
-    (report.outcome.trace, marks)
+    (report.outcome.trace, Cast::of(&loaded.scenario), marks)
 }
 
 fn parse<'a>(rel: &str, text: &'a str) -> Document<'a> {
@@ -139,8 +139,8 @@ fn catalogue() -> Vec<String> {
 #[test]
 fn every_picture_is_a_standalone_well_formed_svg_document() {
     for rel in &catalogue() {
-        let (events, marks) = live(rel);
-        let text = svg(&events, &marks);
+        let (events, cast, marks) = live(rel);
+        let text = svg(&events, &cast, &marks);
         assert!(text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\""), "{rel}");
         let doc = parse(rel, &text);
         let root = doc.root_element();
@@ -213,8 +213,8 @@ fn every_picture_is_a_standalone_well_formed_svg_document() {
 #[test]
 fn every_node_has_a_lane_and_the_arrows_and_folds_are_the_mermaid_diagrams() {
     for rel in &catalogue() {
-        let (events, marks) = live(rel);
-        let text = svg(&events, &marks);
+        let (events, cast, marks) = live(rel);
+        let text = svg(&events, &cast, &marks);
         let doc = parse(rel, &text);
         let nodes = nodes_of(&events);
         for class in ["lane-head", "lane-foot"] {
@@ -222,7 +222,7 @@ fn every_node_has_a_lane_and_the_arrows_and_folds_are_the_mermaid_diagrams() {
             let expected: Vec<Vec<String>> = nodes.iter().map(|n| vec![n.to_string()]).collect();
             assert_eq!(lanes, expected, "{rel}: a {class} per node, in order of appearance");
         }
-        let diagram = mermaid(&events, &marks);
+        let diagram = mermaid(&events, &cast, &marks);
         let drawn = svg_arrows(&doc);
         assert!(
             !drawn.is_empty() || !SCENARIOS.contains(&rel.as_str()),
@@ -260,7 +260,13 @@ fn every_node_has_a_lane_and_the_arrows_and_folds_are_the_mermaid_diagrams() {
                 Row::Event(e) => Some(e),
                 Row::Folded(_) => None,
             })
-            .filter(|e| !matches!(e.kind.as_str(), "send" | "deliver" | "drop") || marks.contains(e.index))
+            .filter(|e| {
+                let message = matches!(
+                    e.what,
+                    Happening::Send { .. } | Happening::Deliver { .. } | Happening::Drop { .. }
+                );
+                !message || marks.contains(e.index)
+            })
             .map(|e| e.index)
             .collect();
         assert_eq!(boxed, shown, "{rel}: a box per shown event, in order");
@@ -280,8 +286,8 @@ fn every_node_has_a_lane_and_the_arrows_and_folds_are_the_mermaid_diagrams() {
 
 #[test]
 fn a_violation_is_red_with_its_invariant_ids_and_a_held_run_has_none() {
-    let (events, marks) = live("single-redis/kleppmann-gc-pause.toml");
-    let text = svg(&events, &marks);
+    let (events, cast, marks) = live("single-redis/kleppmann-gc-pause.toml");
+    let text = svg(&events, &cast, &marks);
     let doc = parse("kleppmann-gc-pause", &text);
     let red = with_class(&doc, "violation");
     let marked: Vec<&TraceEvent> = events.iter().filter(|e| marks.contains(e.index)).collect();
@@ -303,9 +309,9 @@ fn a_violation_is_red_with_its_invariant_ids_and_a_held_run_has_none() {
     }
     assert!(texts(red[0]).last().unwrap().contains("stale_write"));
 
-    let (events, marks) = live("single-redis/kleppmann-gc-pause-fenced.toml");
+    let (events, cast, marks) = live("single-redis/kleppmann-gc-pause-fenced.toml");
     assert!(marks.is_empty());
-    let text = svg(&events, &marks);
+    let text = svg(&events, &cast, &marks);
     let doc = parse("kleppmann-gc-pause-fenced", &text);
     assert!(with_class(&doc, "violation").is_empty());
     assert!(!text.contains("VIOLATES"));
@@ -339,8 +345,8 @@ fn faults_are_told_apart() {
     ];
     let mut fills = BTreeSet::new();
     for (rel, class, words) in cases {
-        let (events, marks) = live(rel);
-        let text = svg(&events, &marks);
+        let (events, cast, marks) = live(rel);
+        let text = svg(&events, &cast, &marks);
         let doc = parse(rel, &text);
         let boxes = with_class(&doc, class);
         let g = boxes
@@ -359,8 +365,8 @@ fn faults_are_told_apart() {
 
     // A paused node's lifeline is dotted while it is paused; a crashed one's is missing.
     let lifelines = |rel: &str| -> Vec<(String, Option<String>)> {
-        let (events, marks) = live(rel);
-        let text = svg(&events, &marks);
+        let (events, cast, marks) = live(rel);
+        let text = svg(&events, &cast, &marks);
         let doc = parse(rel, &text);
         with_class(&doc, "lifeline")
             .into_iter()
@@ -391,9 +397,9 @@ fn faults_are_told_apart() {
 
 #[test]
 fn rendering_is_deterministic() {
-    let (a, marks_a) = live("redlock/clock-jump.toml");
-    let (b, marks_b) = live("redlock/clock-jump.toml");
-    assert_eq!(svg(&a, &marks_a), svg(&b, &marks_b));
+    let (a, cast_a, marks_a) = live("redlock/clock-jump.toml");
+    let (b, cast_b, marks_b) = live("redlock/clock-jump.toml");
+    assert_eq!(svg(&a, &cast_a, &marks_a), svg(&b, &cast_b, &marks_b));
 }
 
 fn path_str(p: &Path) -> &str {
@@ -421,8 +427,8 @@ fn a_trace_file_renders_exactly_as_the_live_run() {
         let stdout = common::stdout(&rendered);
         assert_eq!(stdout, common::stdout(&ran), "{rel}");
         // And it is the library's picture of the same run, violations marked.
-        let (events, marks) = live(rel);
-        assert_eq!(stdout, svg(&events, &marks), "{rel}");
+        let (events, cast, marks) = live(rel);
+        assert_eq!(stdout, svg(&events, &cast, &marks), "{rel}");
         assert!(stdout.contains("VIOLATES stale_write"), "{rel}");
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -9,7 +9,7 @@
 mod common;
 
 use locksim::load::load_file;
-use locksim::render::{Marks, lanes, mermaid, svg};
+use locksim::render::{Cast, Marks, lanes, mermaid, svg};
 use locksim::run_result::RunReport;
 use locksim::sim::trace::sha256_hex;
 use locksim::timeline::{TimelineMode, render_run};
@@ -44,11 +44,12 @@ fn lines() -> Vec<String> {
         let report = RunReport::run(&loaded, None);
         let events = &report.outcome.trace;
         let marks = Marks::from_verdicts(&report.outcome.verdicts);
+        let cast = Cast::of(&loaded.scenario);
         let views = [
             render_run(&report, TimelineMode::All),
             lanes(events, &marks),
-            mermaid(events, &marks),
-            svg(events, &marks),
+            mermaid(events, &cast, &marks),
+            svg(events, &cast, &marks),
         ];
         let hashes: Vec<String> = views
             .iter()

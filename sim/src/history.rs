@@ -1,7 +1,7 @@
 //! The history: every observable event of a run, in true-time order, with the node's local
 //! clock readings. Checkers read only this; traces and timelines are rendered from it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::clock::ClockTrack;
 use crate::ids::{Names, NodeId};
@@ -18,7 +18,7 @@ pub enum Level {
 }
 
 /// Why a message did not arrive.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DropReason {
     /// A partition or isolation cut the link when it was sent.

@@ -1,16 +1,18 @@
 //! Node identities. A node is an index into the world's node table; its name
 //! (`client-0`, `server-2`, `resource`) lives in [`Names`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Index of a simulated node. `NodeId::NET` stands for the network itself in history
 /// events that belong to no single node (a partition starting, a link healing).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct NodeId(pub u32);
 
 impl NodeId {
     /// The network, for events that are not any node's.
     pub const NET: NodeId = NodeId(u32::MAX);
+    /// The name the history gives the network's events' node.
+    pub const NET_NAME: &'static str = "network";
 
     /// The index into per-node tables.
     pub fn index(self) -> usize {
@@ -30,7 +32,7 @@ impl Names {
     /// The node's name; `network` for [`NodeId::NET`].
     pub fn of(&self, id: NodeId) -> &str {
         if id == NodeId::NET {
-            "network"
+            NodeId::NET_NAME
         } else {
             &self.0[id.index()]
         }

@@ -7,7 +7,7 @@
 use std::fmt;
 
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ids::{Names, NodeId};
 
@@ -35,7 +35,7 @@ pub trait Observation: Clone + fmt::Debug + Serialize {
 /// How much a timeline reader needs an event. A long run shows every salient event, the
 /// routine ones around them, and folds the rest; chatter (messages, timers, retries) shows only
 /// in the full listing.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Salience {
     Chatter,

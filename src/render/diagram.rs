@@ -7,9 +7,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use locksim_sim::trace::TraceEvent;
-use serde_json::Value;
+use locksim_protocols::lock::obs::{Deadline, LockObs, short_lease};
+use locksim_sim::history::DropReason;
+use locksim_sim::trace::{Happening, TraceEvent};
 
+use super::cast::lock_server_name;
 use super::messages::{Arrow, Fate, Step, arrows};
 use super::select::{Fold, Row, TimelineMode, select};
 use super::{Marks, NETWORK, secs};
@@ -88,7 +90,10 @@ fn arrow_key(a: &Arrow, folds: &[Fold], kept: &BTreeMap<Step<'_>, usize>) -> (us
 /// A shown send, delivery or drop is drawn as its arrow, not as a note — unless it violates
 /// something, and the reader must see it marked.
 pub(crate) fn drawn_as_arrow(e: &TraceEvent, marks: &Marks) -> bool {
-    matches!(e.kind.as_str(), "send" | "deliver" | "drop") && !marks.contains(e.index)
+    matches!(
+        e.what,
+        Happening::Send { .. } | Happening::Deliver { .. } | Happening::Drop { .. }
+    ) && !marks.contains(e.index)
 }
 
 /// What sets a note apart from the routine ones.
@@ -98,14 +103,19 @@ pub(crate) enum Emphasis {
     Refusal,
 }
 
+/// The events shown as a refused write, by event name: the lock vocabulary's two, and any
+/// model's event that reports itself as one (etcd's failed compare is a `write_refused`, the
+/// event a fault can follow at a fenced resource), whatever its fields.
+const REFUSALS: [&str; 2] = ["write_refused", "write_rejected"];
+
 pub(crate) fn emphasis(e: &TraceEvent, marks: &Marks) -> Option<Emphasis> {
     let ids = marks.of(e.index);
     if !ids.is_empty() {
-        Some(Emphasis::Violation(ids.join(", ")))
-    } else if matches!(e.kind.as_str(), "write_refused" | "write_rejected") {
-        Some(Emphasis::Refusal)
-    } else {
-        None
+        return Some(Emphasis::Violation(ids.join(", ")));
+    }
+    match &e.what {
+        Happening::Observe(o) if REFUSALS.contains(&o.event.as_str()) => Some(Emphasis::Refusal),
+        _ => None,
     }
 }
 
@@ -137,57 +147,50 @@ pub(crate) fn header(e: &TraceEvent) -> String {
     h
 }
 
-fn json(e: &TraceEvent) -> Value {
-    serde_json::from_str(&e.json).unwrap_or(Value::Null)
-}
-
 /// The nodes a network event concerns, by name: a failover its primary, a delay its link
 /// (from, and to). Other network events (partitions, loss) concern everyone: `None`.
-pub(crate) fn network_nodes(e: &TraceEvent) -> Option<(String, Option<String>)> {
-    let v = json(e);
-    let node = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
-    match e.kind.as_str() {
-        "failover" => node("primary").map(|p| (p, None)),
-        "delay" => node("from").map(|from| (from, node("to"))),
+pub(crate) fn network_nodes(e: &TraceEvent) -> Option<(&str, Option<&str>)> {
+    match &e.what {
+        Happening::Failover { primary } => Some((primary, None)),
+        Happening::Delay { from, to, .. } => Some((from, Some(to))),
         _ => None,
     }
 }
 
-/// How many lock servers the diagram has: with more than one, an acquisition names those
-/// that granted it.
-pub(crate) fn server_count(names: &[&str]) -> usize {
-    names.iter().filter(|n| n.starts_with("server-")).count()
-}
-
 /// The note lines for `e`. An acquisition spells out its token, validity and — when there are
-/// several servers — which of them granted it, so a Redlock diagram shows two clients each
-/// holding a majority; everything else is the simulator's own text.
-pub(crate) fn describe(e: &TraceEvent, servers: usize) -> Vec<String> {
-    if e.kind != "acquired" {
+/// several lock servers — which of them granted it, so a Redlock diagram shows two clients
+/// each holding a majority; everything else is the simulator's own text.
+pub(crate) fn describe(e: &TraceEvent, lock_servers: usize) -> Vec<String> {
+    let Happening::Observe(o) = &e.what else {
         return vec![e.text.clone()];
-    }
-    let v = json(e);
-    let lease = v.get("lease").and_then(Value::as_u64).unwrap_or_default();
-    let token = match v.get("token").and_then(Value::as_u64) {
+    };
+    let Some(LockObs::Acquired {
+        lease,
+        token,
+        validity_ns,
+        deadline_mono_ns,
+        servers,
+    }) = o.decode()
+    else {
+        return vec![e.text.clone()];
+    };
+    let token = match token {
         Some(t) => format!("token {t}"),
         None => "no token".to_string(),
     };
-    // An etcd session does not learn a validity when it acquires: the history says so with
-    // the largest validity (the text timeline's "no deadline tracked").
-    let validity = match v.get("validity_ns").and_then(Value::as_i64) {
-        Some(i64::MAX) => "no deadline tracked".to_string(),
-        other => format!("validity {} s", secs(other.unwrap_or_default())),
+    let validity = match deadline_mono_ns {
+        Deadline::Untracked => "no deadline tracked".to_string(),
+        Deadline::Mono(_) => format!("validity {} s", secs(validity_ns)),
     };
-    let mut lines = vec![format!("ACQUIRED lease {:04x} · {token} · {validity}", lease >> 48)];
-    // The granting servers, for a lock held on several (Redlock); 0 when the lock service
+    let mut lines = vec![format!("ACQUIRED lease {} · {token} · {validity}", short_lease(lease))];
+    // The granting servers, for a lock held on several (Redlock); none when the lock service
     // decides alone (a single Redis, etcd's leader).
-    let bits = v.get("servers").and_then(Value::as_u64).unwrap_or_default();
-    if servers > 1 && bits != 0 {
-        let held: Vec<String> = (0..64)
-            .filter(|i| bits & (1 << i) != 0)
-            .map(|i| format!("server-{i}"))
+    if lock_servers > 1 && servers != 0 {
+        let held: Vec<String> = (0..32)
+            .filter(|i| servers & (1 << i) != 0)
+            .map(lock_server_name)
             .collect();
-        lines.push(format!("on {} ({} of {servers})", held.join(", "), held.len()));
+        lines.push(format!("on {} ({} of {lock_servers})", held.join(", "), held.len()));
     }
     lines
 }
@@ -197,17 +200,16 @@ pub(crate) fn arrow_label(a: &Arrow) -> String {
     let text = short(&a.msg, ARROW_TEXT);
     match &a.fate {
         Fate::Delivered => text,
-        Fate::Dropped(reason) => format!("{text} ({})", dropped(reason)),
+        Fate::Dropped(reason) => format!("{text} ({})", dropped(*reason)),
         Fate::InFlight => format!("{text} (still in flight at the end)"),
     }
 }
 
-fn dropped(reason: &str) -> &str {
+fn dropped(reason: DropReason) -> &'static str {
     match reason {
-        "partition" => "cut by the partition",
-        "loss" => "lost",
-        "down" => "receiver down or restarted",
-        other => other,
+        DropReason::Partition => "cut by the partition",
+        DropReason::Loss => "lost",
+        DropReason::Down => "receiver down or restarted",
     }
 }
 
@@ -234,6 +236,41 @@ pub(crate) fn short(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use locksim_sim::Salience;
+    use locksim_sim::trace::{Observed, Stamp};
+
+    fn acquired(deadline_mono_ns: Deadline) -> TraceEvent {
+        let fact = LockObs::Acquired {
+            lease: 0xcaa5 << 48,
+            token: Some(7),
+            validity_ns: 1_500_000_000,
+            deadline_mono_ns,
+            servers: 0b101,
+        };
+        let at = Stamp {
+            t_ns: 0,
+            node: "client-0".into(),
+            wall_ns: 0,
+            mono_ns: 0,
+        };
+        let what = Happening::Observe(Observed::of(&fact));
+        TraceEvent::new(0, at, what, "ACQUIRED".into(), Salience::Routine)
+    }
+
+    #[test]
+    fn an_acquisition_note_reads_the_lock_fact() {
+        assert_eq!(
+            describe(&acquired(Deadline::Mono(9)), 3),
+            [
+                "ACQUIRED lease caa5 · token 7 · validity 1.500 s",
+                "on server-0, server-2 (2 of 3)"
+            ]
+        );
+        assert_eq!(
+            describe(&acquired(Deadline::Untracked), 1),
+            ["ACQUIRED lease caa5 · token 7 · no deadline tracked"]
+        );
+    }
 
     #[test]
     fn shortens_by_characters() {

@@ -3,7 +3,7 @@
 //! selection still shows a pause that began before a fold as a pause. The lane view draws it
 //! as `|`, `:` and blank; the SVG view as a solid, dotted or missing lifeline.
 
-use locksim_sim::trace::TraceEvent;
+use locksim_sim::trace::{Happening, TraceEvent};
 
 /// A node's state between its events.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -38,10 +38,10 @@ impl<'a> Lives<'a> {
     pub(crate) fn advance(&mut self, upto: usize) -> &[Life] {
         while let Some(e) = self.events.get(self.next).filter(|e| e.index <= upto) {
             if let Some(lane) = self.names.iter().position(|n| *n == e.node) {
-                match e.kind.as_str() {
-                    "pause" => self.now[lane] = Life::Paused,
-                    "crash" => self.now[lane] = Life::Crashed,
-                    "resume" | "restart" => self.now[lane] = Life::Running,
+                match e.what {
+                    Happening::Pause { .. } => self.now[lane] = Life::Paused,
+                    Happening::Crash { .. } => self.now[lane] = Life::Crashed,
+                    Happening::Resume | Happening::Restart => self.now[lane] = Life::Running,
                     _ => {}
                 }
             }
@@ -55,28 +55,30 @@ impl<'a> Lives<'a> {
 mod tests {
     use super::*;
     use locksim_sim::Salience;
+    use locksim_sim::trace::Stamp;
 
-    fn ev(index: usize, node: &str, kind: &str) -> TraceEvent {
-        TraceEvent {
-            index,
+    fn ev(index: usize, node: &str, what: Happening) -> TraceEvent {
+        let at = Stamp {
             t_ns: index as u64,
             node: node.into(),
             wall_ns: 0,
             mono_ns: 0,
-            kind: kind.into(),
-            text: String::new(),
-            salience: Salience::Salient,
-            json: "{}".into(),
-        }
+        };
+        TraceEvent::new(index, at, what, String::new(), Salience::Salient)
     }
 
     #[test]
     fn pauses_and_crashes_last_until_resume_and_restart() {
+        let pause = Happening::Pause {
+            duration_ns: 1,
+            suspend: false,
+        };
+        let crash = Happening::Crash { restart_after_ns: None };
         let events = vec![
-            ev(0, "a", "pause"),
-            ev(1, "b", "crash"),
-            ev(2, "a", "resume"),
-            ev(3, "b", "restart"),
+            ev(0, "a", pause),
+            ev(1, "b", crash),
+            ev(2, "a", Happening::Resume),
+            ev(3, "b", Happening::Restart),
         ];
         let names = ["a", "b"];
         let mut lives = Lives::new(&events, &names);

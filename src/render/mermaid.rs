@@ -11,20 +11,21 @@
 
 use locksim_sim::trace::TraceEvent;
 
+use super::cast::Cast;
 use super::diagram::{
     Emphasis, Item, REFUSAL_RGB, VIOLATION_RGB, arrow_label, describe, drawn_as_arrow, emphasis, fold_text, header,
-    items, network_nodes, server_count,
+    items, network_nodes,
 };
 use super::mermaid_text::{escape, participant_ids};
 use super::messages::Fate;
 use super::{Marks, NETWORK, nodes};
 
-/// The Mermaid diagram of `events`, violations marked.
-pub fn mermaid(events: &[TraceEvent], marks: &Marks) -> String {
+/// The Mermaid diagram of `events` of a run with `cast`, violations marked.
+pub fn mermaid(events: &[TraceEvent], cast: &Cast, marks: &Marks) -> String {
     let names = nodes(events);
     let ids = participant_ids(&names);
     let id = |name: &str| names.iter().position(|n| *n == name).map(|i| ids[i].as_str());
-    let servers = server_count(&names);
+    let servers = cast.lock_servers();
 
     let mut out = String::from("sequenceDiagram\n");
     for (name, id) in names.iter().zip(&ids) {
@@ -122,8 +123,8 @@ fn flush(note: &mut Option<Note>, out: &mut String) {
 /// The participants a network event's note spans: a failover's primary, a delay's link.
 fn network_over<'a>(e: &TraceEvent, id: &impl Fn(&str) -> Option<&'a str>) -> Option<String> {
     let (first, second) = network_nodes(e)?;
-    let a = id(&first)?;
-    match second.as_deref().and_then(id) {
+    let a = id(first)?;
+    match second.and_then(id) {
         Some(b) if b != a => Some(format!("{a},{b}")),
         _ => Some(a.to_string()),
     }
@@ -132,139 +133,103 @@ fn network_over<'a>(e: &TraceEvent, id: &impl Fn(&str) -> Option<&'a str>) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
+    use locksim_protocols::Role;
+    use locksim_protocols::lock::obs::{Deadline, LockObs};
     use locksim_sim::Salience;
+    use locksim_sim::history::DropReason;
+    use locksim_sim::trace::{Happening, Observed, Stamp};
 
-    fn ev(index: usize, t_ms: u64, node: &str, kind: &str, salience: Salience, text: &str, json: &str) -> TraceEvent {
-        TraceEvent {
-            index,
+    fn ev(index: usize, t_ms: u64, node: &str, what: Happening, salience: Salience, text: &str) -> TraceEvent {
+        let at = Stamp {
             t_ns: t_ms * 1_000_000,
             node: node.into(),
             wall_ns: (t_ms * 1_000_000) as i64,
             mono_ns: t_ms * 1_000_000,
-            kind: kind.into(),
-            text: text.into(),
-            salience,
-            json: json.into(),
+        };
+        TraceEvent::new(index, at, what, text.into(), salience)
+    }
+
+    /// A model's event, with fields no renderer reads.
+    fn obs(event: &str) -> Happening {
+        Happening::Observe(Observed {
+            event: event.into(),
+            fields: Default::default(),
+        })
+    }
+
+    fn send(to: &str, msg_id: u64, msg: &str) -> Happening {
+        Happening::Send {
+            msg: msg.into(),
+            msg_id,
+            to: to.into(),
+        }
+    }
+
+    fn deliver(from: &str, msg_id: u64, msg: &str) -> Happening {
+        Happening::Deliver {
+            from: from.into(),
+            msg: msg.into(),
+            msg_id,
+        }
+    }
+
+    fn cut(from: &str, to: &str, msg_id: u64, msg: &str) -> Happening {
+        Happening::Drop {
+            from: from.into(),
+            msg: msg.into(),
+            msg_id,
+            reason: DropReason::Partition,
+            to: to.into(),
         }
     }
 
     #[test]
     fn a_small_story_renders_exactly() {
         use Salience::{Chatter, Routine, Salient};
+        let partition = Happening::Partition {
+            fault: 0,
+            groups: vec!["{client-0}".into(), "{server-1}".into()],
+            one_way: false,
+        };
+        let acquired = Happening::Observe(Observed::of(&LockObs::Acquired {
+            lease: 14602105199120797149,
+            token: Some(7),
+            validity_ns: 9995000000,
+            deadline_mono_ns: Deadline::Mono(10_000_000_000),
+            servers: 1,
+        }));
         let mut events = vec![
-            ev(0, 0, "client-0", "start", Chatter, "starts", "{}"),
-            ev(1, 0, "server-0", "start", Chatter, "starts", "{}"),
-            ev(2, 0, "server-1", "start", Chatter, "starts", "{}"),
+            ev(0, 0, "client-0", Happening::Start, Chatter, "starts"),
+            ev(1, 0, "server-0", Happening::Start, Chatter, "starts"),
+            ev(2, 0, "server-1", Happening::Start, Chatter, "starts"),
             ev(
                 3,
                 0,
                 "network",
-                "partition",
+                partition,
                 Salient,
                 "PARTITION: {client-0} | {server-1}",
-                "{}",
             ),
-            ev(
-                4,
-                1,
-                "client-0",
-                "send",
-                Chatter,
-                "",
-                r#"{"to":"server-0","msg_id":1,"msg":"SET lock; x"}"#,
-            ),
-            ev(
-                5,
-                1,
-                "client-0",
-                "send",
-                Chatter,
-                "",
-                r#"{"to":"server-1","msg_id":2,"msg":"unseen"}"#,
-            ),
-            ev(
-                6,
-                1,
-                "client-0",
-                "drop",
-                Chatter,
-                "",
-                r#"{"from":"client-0","to":"server-1","msg_id":2,"msg":"unseen","reason":"partition"}"#,
-            ),
-            ev(
-                7,
-                3,
-                "server-0",
-                "deliver",
-                Chatter,
-                "",
-                r#"{"from":"client-0","msg_id":1,"msg":"SET lock; x"}"#,
-            ),
-            ev(8, 3, "server-0", "key_set", Routine, "lock key := lease caa5", "{}"),
-            ev(
-                9,
-                3,
-                "server-0",
-                "send",
-                Chatter,
-                "",
-                r#"{"to":"client-0","msg_id":3,"msg":"OK"}"#,
-            ),
-            ev(
-                10,
-                5,
-                "client-0",
-                "deliver",
-                Chatter,
-                "",
-                r#"{"from":"server-0","msg_id":3,"msg":"OK"}"#,
-            ),
-            ev(
-                11,
-                5,
-                "client-0",
-                "acquired",
-                Routine,
-                "ACQUIRED ...",
-                r#"{"lease":14602105199120797149,"token":7,"validity_ns":9995000000,"servers":1}"#,
-            ),
-            ev(12, 5, "client-0", "read_done", Routine, "read counter = 0", "{}"),
+            ev(4, 1, "client-0", send("server-0", 1, "SET lock; x"), Chatter, ""),
+            ev(5, 1, "client-0", send("server-1", 2, "unseen"), Chatter, ""),
+            ev(6, 1, "client-0", cut("client-0", "server-1", 2, "unseen"), Chatter, ""),
+            ev(7, 3, "server-0", deliver("client-0", 1, "SET lock; x"), Chatter, ""),
+            ev(8, 3, "server-0", obs("key_set"), Routine, "lock key := lease caa5"),
+            ev(9, 3, "server-0", send("client-0", 3, "OK"), Chatter, ""),
+            ev(10, 5, "client-0", deliver("server-0", 3, "OK"), Chatter, ""),
+            ev(11, 5, "client-0", acquired, Routine, "ACQUIRED ..."),
+            ev(12, 5, "client-0", obs("read_done"), Routine, "read counter = 0"),
             ev(
                 13,
                 6,
                 "client-0",
-                "write_refused",
+                obs("write_refused"),
                 Salient,
                 "REJECTED (token 1 < max 2)",
-                "{}",
             ),
-            ev(
-                14,
-                6,
-                "client-0",
-                "send",
-                Chatter,
-                "",
-                r#"{"to":"server-1","msg_id":4,"msg":"DEL"}"#,
-            ),
-            ev(
-                15,
-                6,
-                "client-0",
-                "drop",
-                Chatter,
-                "",
-                r#"{"from":"client-0","to":"server-1","msg_id":4,"msg":"DEL","reason":"partition"}"#,
-            ),
-            ev(
-                16,
-                6,
-                "client-0",
-                "send",
-                Chatter,
-                "",
-                r#"{"to":"server-0","msg_id":5,"msg":"DEL"}"#,
-            ),
+            ev(14, 6, "client-0", send("server-1", 4, "DEL"), Chatter, ""),
+            ev(15, 6, "client-0", cut("client-0", "server-1", 4, "DEL"), Chatter, ""),
+            ev(16, 6, "client-0", send("server-0", 5, "DEL"), Chatter, ""),
         ];
         events[12].wall_ns = 7_500_000;
         let mut marks = Marks::default();
@@ -288,6 +253,15 @@ sequenceDiagram
     client_0-xserver_1: DEL (cut by the partition)
     client_0-)server_0: DEL (still in flight at the end)
 ";
-        assert_eq!(mermaid(&events, &marks), expected);
+        let cast = Cast::new(
+            [
+                ("client-0", Role::Client),
+                ("server-0", Role::Server),
+                ("server-1", Role::Server),
+            ]
+            .map(|(n, r)| (n.to_string(), r))
+            .to_vec(),
+        );
+        assert_eq!(mermaid(&events, &cast, &marks), expected);
     }
 }

@@ -10,15 +10,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use locksim_sim::trace::TraceEvent;
-use serde_json::Value;
+use locksim_sim::history::DropReason;
+use locksim_sim::trace::{Happening, TraceEvent};
 
 /// What became of one copy of a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Fate {
     Delivered,
-    /// Dropped, with the engine's reason (`partition`, `loss`, `down`).
-    Dropped(String),
+    /// Dropped, with the engine's reason.
+    Dropped(DropReason),
     /// Neither delivered nor dropped when the run ended.
     InFlight,
 }
@@ -53,39 +53,34 @@ struct Message<'a> {
     ends: Vec<(usize, Step<'a>, Fate)>,
 }
 
-fn field(v: &Value, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
-}
-
 /// The arrows for every message sent or received in a step of `kept`, in trace order.
 pub(crate) fn arrows(events: &[TraceEvent], kept: &BTreeSet<Step<'_>>) -> Vec<Arrow> {
     let mut messages: BTreeMap<u64, Message<'_>> = BTreeMap::new();
     for e in events {
-        if !matches!(e.kind.as_str(), "send" | "deliver" | "drop") {
-            continue;
-        }
-        let Ok(v) = serde_json::from_str::<Value>(&e.json) else {
-            continue;
-        };
-        let Some(id) = v.get("msg_id").and_then(Value::as_u64) else {
-            continue;
-        };
-        let m = messages.entry(id).or_default();
         let step = (e.node.as_str(), e.t_ns);
-        m.msg = field(&v, "msg");
-        match e.kind.as_str() {
-            "send" => {
-                (m.from, m.to) = (e.node.clone(), field(&v, "to"));
+        match &e.what {
+            Happening::Send { msg, msg_id, to } => {
+                let m = messages.entry(*msg_id).or_default();
+                (m.from, m.to, m.msg) = (e.node.clone(), to.clone(), msg.clone());
                 (m.sent, m.send_index) = (Some(step), e.index);
             }
-            "deliver" => {
-                (m.from, m.to) = (field(&v, "from"), e.node.clone());
+            Happening::Deliver { from, msg, msg_id } => {
+                let m = messages.entry(*msg_id).or_default();
+                (m.from, m.to, m.msg) = (from.clone(), e.node.clone(), msg.clone());
                 m.ends.push((e.index, step, Fate::Delivered));
             }
-            _ => {
-                (m.from, m.to) = (field(&v, "from"), field(&v, "to"));
-                m.ends.push((e.index, step, Fate::Dropped(field(&v, "reason"))));
+            Happening::Drop {
+                from,
+                msg,
+                msg_id,
+                reason,
+                to,
+            } => {
+                let m = messages.entry(*msg_id).or_default();
+                (m.from, m.to, m.msg) = (from.clone(), to.clone(), msg.clone());
+                m.ends.push((e.index, step, Fate::Dropped(*reason)));
             }
+            _ => {}
         }
     }
     let mut out = Vec::new();
@@ -123,38 +118,52 @@ pub(crate) fn arrows(events: &[TraceEvent], kept: &BTreeSet<Step<'_>>) -> Vec<Ar
 mod tests {
     use super::*;
     use locksim_sim::Salience;
+    use locksim_sim::trace::Stamp;
 
-    fn ev(index: usize, t_ns: u64, node: &str, kind: &str, json: &str) -> TraceEvent {
-        TraceEvent {
-            index,
+    fn ev(index: usize, t_ns: u64, node: &str, what: Happening) -> TraceEvent {
+        let at = Stamp {
             t_ns,
             node: node.into(),
             wall_ns: t_ns as i64,
             mono_ns: t_ns,
-            kind: kind.into(),
-            text: String::new(),
-            salience: Salience::Chatter,
-            json: json.into(),
+        };
+        TraceEvent::new(index, at, what, String::new(), Salience::Chatter)
+    }
+
+    fn send(to: &str, msg_id: u64, msg: &str) -> Happening {
+        Happening::Send {
+            msg: msg.into(),
+            msg_id,
+            to: to.into(),
+        }
+    }
+
+    fn deliver(from: &str, msg_id: u64, msg: &str) -> Happening {
+        Happening::Deliver {
+            from: from.into(),
+            msg: msg.into(),
+            msg_id,
         }
     }
 
     #[test]
     fn sends_match_deliveries_and_drops_by_id_and_only_kept_steps_draw() {
+        let cut = Happening::Drop {
+            from: "a".into(),
+            msg: "cut".into(),
+            msg_id: 2,
+            reason: DropReason::Partition,
+            to: "c".into(),
+        };
         let events = vec![
-            ev(0, 1, "a", "send", r#"{"to":"b","msg_id":1,"msg":"hello"}"#),
-            ev(1, 1, "a", "send", r#"{"to":"c","msg_id":2,"msg":"cut"}"#),
-            ev(
-                2,
-                1,
-                "a",
-                "drop",
-                r#"{"from":"a","to":"c","msg_id":2,"msg":"cut","reason":"partition"}"#,
-            ),
-            ev(3, 1, "a", "send", r#"{"to":"b","msg_id":3,"msg":"late"}"#),
-            ev(4, 5, "b", "deliver", r#"{"from":"a","msg_id":1,"msg":"hello"}"#),
-            ev(5, 5, "b", "deliver", r#"{"from":"a","msg_id":1,"msg":"hello"}"#),
-            ev(6, 9, "b", "send", r#"{"to":"a","msg_id":4,"msg":"unseen"}"#),
-            ev(7, 12, "a", "deliver", r#"{"from":"b","msg_id":4,"msg":"unseen"}"#),
+            ev(0, 1, "a", send("b", 1, "hello")),
+            ev(1, 1, "a", send("c", 2, "cut")),
+            ev(2, 1, "a", cut),
+            ev(3, 1, "a", send("b", 3, "late")),
+            ev(4, 5, "b", deliver("a", 1, "hello")),
+            ev(5, 5, "b", deliver("a", 1, "hello")),
+            ev(6, 9, "b", send("a", 4, "unseen")),
+            ev(7, 12, "a", deliver("b", 4, "unseen")),
         ];
         let kept: BTreeSet<Step<'_>> = [("a", 1)].into_iter().collect();
         let got = arrows(&events, &kept);
@@ -165,7 +174,7 @@ mod tests {
         assert_eq!(
             short,
             vec![
-                (2, "a", "c", "cut", Fate::Dropped("partition".into())),
+                (2, "a", "c", "cut", Fate::Dropped(DropReason::Partition)),
                 (3, "a", "b", "late", Fate::InFlight),
                 (4, "a", "b", "hello", Fate::Delivered),
                 (5, "a", "b", "hello", Fate::Delivered),

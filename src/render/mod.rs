@@ -1,9 +1,11 @@
 //! Views of a run for people: a timeline with a lane per node ([`mod@lanes`]), and a sequence
 //! diagram as Mermaid text ([`mod@mermaid`]) or as an SVG picture ([`mod@svg`]).
 //!
-//! Every renderer takes the erased events (`&[TraceEvent]`) and the violation marks (event
-//! index -> invariant ids), nothing else. Both come from a live run (`Outcome::trace`, the
-//! verdicts) and from a trace file (`TraceFile::timeline_events`, `result.violations`), so
+//! Every renderer takes the erased events (`&[TraceEvent]`, typed: each one's
+//! [`Happening`](locksim_sim::trace::Happening)) and the violation marks (event index ->
+//! invariant ids); the diagrams also take the [`Cast`] (each node's role). All three come from
+//! a live run (`Outcome::trace`, the verdicts, the scenario) and from a trace file
+//! (`TraceFile::timeline_events`, `result.violations`, its embedded scenario), so
 //! `locksim run --render` and `locksim render TRACE` print the same thing for the same run, and
 //! a renderer never needs to know the protocol.
 
@@ -12,6 +14,7 @@ use std::collections::BTreeMap;
 use locksim_sim::{Status, Verdict};
 use serde_json::Value;
 
+mod cast;
 mod diagram;
 pub mod lanes;
 mod life;
@@ -21,6 +24,7 @@ mod messages;
 pub mod select;
 pub mod svg;
 
+pub use cast::Cast;
 pub use lanes::lanes;
 pub use mermaid::mermaid;
 pub use select::{Fold, Row, TimelineMode, select};
@@ -102,7 +106,7 @@ pub(crate) fn nodes(events: &[locksim_sim::trace::TraceEvent]) -> Vec<&str> {
 }
 
 /// The history's name for events that belong to no node (partitions, failovers...).
-pub(crate) const NETWORK: &str = "network";
+pub(crate) const NETWORK: &str = locksim_sim::NodeId::NET_NAME;
 
 #[cfg(test)]
 mod tests {

@@ -108,19 +108,16 @@ pub fn select<'a>(events: &'a [TraceEvent], marks: &Marks, mode: TimelineMode) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use locksim_sim::trace::{Happening, Stamp};
 
     fn event(index: usize, salience: Salience) -> TraceEvent {
-        TraceEvent {
-            index,
+        let at = Stamp {
             t_ns: index as u64 * 1_000_000,
             node: "client-0".into(),
             wall_ns: 0,
             mono_ns: 0,
-            kind: "x".into(),
-            text: format!("event {index}"),
-            salience,
-            json: "{}".into(),
-        }
+        };
+        TraceEvent::new(index, at, Happening::Start, format!("event {index}"), salience)
     }
 
     #[test]

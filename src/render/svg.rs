@@ -17,11 +17,12 @@
 //! metrics are at hand; a row's box may be wider than its column, which is fine because every
 //! row has the whole width to itself.
 
-use locksim_sim::trace::TraceEvent;
+use locksim_sim::trace::{Happening, TraceEvent};
 
+use super::cast::Cast;
 use super::diagram::{
     Emphasis, Item, REFUSAL_RGB, VIOLATION_RGB, arrow_label, describe, drawn_as_arrow, emphasis, fold_text, items,
-    local_clocks, network_nodes, server_count,
+    local_clocks, network_nodes,
 };
 use super::life::{Life, Lives};
 use super::messages::{Arrow, Fate};
@@ -124,10 +125,10 @@ const FAILOVER: Look = Look {
 };
 const LEGEND: [Look; 8] = [PLAIN, PAUSE, CRASH, CLOCK, NETWORK_FAULT, FAILOVER, REFUSAL, VIOLATION];
 
-/// The SVG diagram of `events`, violations marked.
-pub fn svg(events: &[TraceEvent], marks: &Marks) -> String {
+/// The SVG diagram of `events` of a run with `cast`, violations marked.
+pub fn svg(events: &[TraceEvent], cast: &Cast, marks: &Marks) -> String {
     let names = nodes(events);
-    let layout = layout(events, marks, &names);
+    let layout = layout(events, marks, &names, cast.lock_servers());
     draw(&names, &layout)
 }
 
@@ -235,8 +236,7 @@ impl Shape {
 }
 
 /// Places each diagram item (`diagram.rs`) on its own row.
-fn layout(events: &[TraceEvent], marks: &Marks, names: &[&str]) -> Layout {
-    let servers = server_count(names);
+fn layout(events: &[TraceEvent], marks: &Marks, names: &[&str], servers: usize) -> Layout {
     let column = |name: &str| names.iter().position(|n| *n == name);
     let mut lives = Lives::new(events, names);
     let mut now = vec![Life::Running; names.len()];
@@ -295,10 +295,10 @@ fn span(e: &TraceEvent, column: &impl Fn(&str) -> Option<usize>, columns: usize)
     let Some((first, second)) = network_nodes(e) else {
         return Some(everyone);
     };
-    let Some(a) = column(&first) else {
+    let Some(a) = column(first) else {
         return Some(everyone);
     };
-    let b = second.as_deref().and_then(column).unwrap_or(a);
+    let b = second.and_then(column).unwrap_or(a);
     Some((a.min(b), a.max(b)))
 }
 
@@ -333,12 +333,16 @@ fn look(e: &TraceEvent, emphasis: Option<&Emphasis>) -> Look {
     match emphasis {
         Some(Emphasis::Violation(_)) => VIOLATION,
         Some(Emphasis::Refusal) => REFUSAL,
-        None => match e.kind.as_str() {
-            "pause" | "resume" => PAUSE,
-            "crash" | "restart" => CRASH,
-            "clock_jump" => CLOCK,
-            "partition" | "heal" | "delay" | "lossy" | "window_end" => NETWORK_FAULT,
-            "failover" => FAILOVER,
+        None => match e.what {
+            Happening::Pause { .. } | Happening::Resume => PAUSE,
+            Happening::Crash { .. } | Happening::Restart => CRASH,
+            Happening::ClockJump { .. } => CLOCK,
+            Happening::Partition { .. }
+            | Happening::Heal { .. }
+            | Happening::Delay { .. }
+            | Happening::Lossy { .. }
+            | Happening::WindowEnd { .. } => NETWORK_FAULT,
+            Happening::Failover { .. } => FAILOVER,
             _ => PLAIN,
         },
     }
@@ -633,6 +637,8 @@ fn legend(width: i32, top: i32) -> (String, i32) {
 mod tests {
     use super::*;
     use locksim_sim::Salience;
+    use locksim_sim::history::DropReason;
+    use locksim_sim::trace::{Observed, Stamp};
 
     #[test]
     fn escapes_markup_and_forbidden_characters() {
@@ -663,21 +669,33 @@ mod tests {
         assert_eq!(text_width("ééééé"), 36, "characters, not bytes");
     }
 
-    fn ev(index: usize, t_ms: u64, node: &str, kind: &str, text: &str, json: &str) -> TraceEvent {
-        TraceEvent {
-            index,
+    fn ev(index: usize, t_ms: u64, node: &str, what: Happening, text: &str) -> TraceEvent {
+        let at = Stamp {
             t_ns: t_ms * 1_000_000,
             node: node.into(),
             wall_ns: (t_ms * 1_000_000) as i64,
             mono_ns: t_ms * 1_000_000,
-            kind: kind.into(),
-            text: text.into(),
-            salience: if matches!(kind, "send" | "deliver" | "drop") {
-                Salience::Chatter
-            } else {
-                Salience::Salient
-            },
-            json: json.into(),
+        };
+        let salience = match what {
+            Happening::Send { .. } | Happening::Deliver { .. } | Happening::Drop { .. } => Salience::Chatter,
+            _ => Salience::Salient,
+        };
+        TraceEvent::new(index, at, what, text.into(), salience)
+    }
+
+    /// A model's event, with fields no renderer reads.
+    fn obs(event: &str) -> Happening {
+        Happening::Observe(Observed {
+            event: event.into(),
+            fields: Default::default(),
+        })
+    }
+
+    fn send(to: &str, msg_id: u64, msg: &str) -> Happening {
+        Happening::Send {
+            msg: msg.into(),
+            msg_id,
+            to: to.into(),
         }
     }
 
@@ -686,57 +704,48 @@ mod tests {
     /// the lifeline.
     #[test]
     fn a_small_story_is_well_formed_and_readable() {
+        let pause = Happening::Pause {
+            duration_ns: 1_000_000_000,
+            suspend: false,
+        };
         let events = vec![
-            ev(0, 0, "client-0", "start", "starts", "{}"),
-            ev(1, 0, "server-0", "start", "starts", "{}"),
-            ev(
-                2,
-                1,
-                "client-0",
-                "send",
-                "",
-                r#"{"to":"server-0","msg_id":1,"msg":"SET <k> & \"v\""}"#,
-            ),
+            ev(0, 0, "client-0", Happening::Start, "starts"),
+            ev(1, 0, "server-0", Happening::Start, "starts"),
+            ev(2, 1, "client-0", send("server-0", 1, "SET <k> & \"v\""), ""),
             ev(
                 3,
                 2,
                 "server-0",
-                "deliver",
+                Happening::Deliver {
+                    from: "client-0".into(),
+                    msg: "SET <k> & \"v\"".into(),
+                    msg_id: 1,
+                },
                 "",
-                r#"{"from":"client-0","msg_id":1,"msg":"SET <k> & \"v\""}"#,
             ),
-            ev(4, 2, "server-0", "set", "key <k> := 'v' & more", "{}"),
-            ev(5, 3, "client-0", "pause", "PAUSED for 1 s", "{}"),
-            ev(6, 3, "server-0", "reply", "replies", "{}"),
-            ev(
-                7,
-                3,
-                "server-0",
-                "send",
-                "",
-                r#"{"to":"client-0","msg_id":2,"msg":"OK"}"#,
-            ),
+            ev(4, 2, "server-0", obs("set"), "key <k> := 'v' & more"),
+            ev(5, 3, "client-0", pause, "PAUSED for 1 s"),
+            ev(6, 3, "server-0", obs("reply"), "replies"),
+            ev(7, 3, "server-0", send("client-0", 2, "OK"), ""),
             ev(
                 8,
                 3,
                 "server-0",
-                "drop",
+                Happening::Drop {
+                    from: "server-0".into(),
+                    msg: "OK".into(),
+                    msg_id: 2,
+                    reason: DropReason::Loss,
+                    to: "client-0".into(),
+                },
                 "",
-                r#"{"from":"server-0","to":"client-0","msg_id":2,"msg":"OK","reason":"loss"}"#,
             ),
-            ev(9, 4, "client-0", "resume", "resumes", "{}"),
-            ev(
-                10,
-                4,
-                "client-0",
-                "send",
-                "",
-                r#"{"to":"server-0","msg_id":3,"msg":"DEL"}"#,
-            ),
+            ev(9, 4, "client-0", Happening::Resume, "resumes"),
+            ev(10, 4, "client-0", send("server-0", 3, "DEL"), ""),
         ];
         let mut marks = Marks::default();
         marks.add(4, "stale_write");
-        let text = svg(&events, &marks);
+        let text = svg(&events, &Cast::default(), &marks);
         let doc = roxmltree::Document::parse(&text).expect("well-formed");
         let root = doc.root_element();
         assert_eq!(root.tag_name().namespace(), Some("http://www.w3.org/2000/svg"));
@@ -777,7 +786,7 @@ mod tests {
 
     #[test]
     fn no_events_still_make_a_document() {
-        let text = svg(&[], &Marks::default());
+        let text = svg(&[], &Cast::default(), &Marks::default());
         let doc = roxmltree::Document::parse(&text).expect("well-formed");
         assert_eq!(doc.root_element().tag_name().name(), "svg");
     }

@@ -28,6 +28,7 @@ use serde::Serialize;
 use super::msg::{Answer, Msg, Request, lock_key};
 use super::obs::{EtcdEvent, EtcdObs};
 use crate::lock::LockObs;
+use crate::lock::obs::Deadline;
 use crate::lock_client::{ClientConfig, DeadlineCheck, FencingTokens};
 use crate::resource::{ResourceOp, ResourceReply};
 
@@ -371,7 +372,7 @@ impl EtcdClient {
             ctx,
             LockObs::AcquireFailed {
                 lease: self.lease as u64,
-                why,
+                why: why.into(),
                 validity_ns: self.deadline_mono_ns as i64 - ctx.mono_ns() as i64,
             },
         );
@@ -391,7 +392,7 @@ impl EtcdClient {
                 lease: self.lease as u64,
                 token: self.token,
                 validity_ns: self.deadline_mono_ns as i64 - ctx.mono_ns() as i64,
-                deadline_mono_ns: self.deadline_mono_ns,
+                deadline_mono_ns: Deadline::Mono(self.deadline_mono_ns),
                 servers: 0,
             },
         );
@@ -516,7 +517,7 @@ impl EtcdClient {
     }
 
     fn lose(&mut self, ctx: &mut ClientCtx<'_>, why: &'static str) {
-        self.record(ctx, LockObs::LockLost { why });
+        self.record(ctx, LockObs::LockLost { why: why.into() });
         self.release(ctx);
     }
 

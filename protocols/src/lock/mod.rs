@@ -4,6 +4,7 @@
 //! judges them all, and a new lock protocol gets them by implementing [`AsLock`].
 
 pub mod check;
+mod deadline;
 pub mod obs;
 
 pub use check::{LockSetup, check_lock};

@@ -2,13 +2,15 @@
 //! record. The generic checkers (`check`) read only these facts, so every lock protocol —
 //! single Redis, Redlock, an etcd-style lease, a user's own — is judged by the same code.
 
-use serde::Serialize;
+use std::borrow::Cow;
 
-use locksim_sim::time::fmt_signed_secs;
 use locksim_sim::{Names, NodeId, Observation, Salience};
+use serde::{Deserialize, Serialize};
+
+pub use super::deadline::Deadline;
 
 /// Which of a server's clocks a key's expiry follows.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClockKind {
     Wall,
@@ -16,14 +18,14 @@ pub enum ClockKind {
 }
 
 /// When a lock key expires, on the server's own clock.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Expiry {
     pub clock: ClockKind,
     pub at_ns: i64,
 }
 
 /// Why a server's lock key went away.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeleteCause {
     /// A compare-and-delete by the lease's owner.
@@ -39,21 +41,8 @@ pub fn short_lease(l: u64) -> String {
     format!("{:04x}", l >> 48)
 }
 
-/// A server bit set as `{0,1,2}`.
-fn server_set(bits: u32) -> String {
-    let list: Vec<String> = (0..32)
-        .filter(|i| bits & (1 << i) != 0)
-        .map(|i| i.to_string())
-        .collect();
-    format!("{{{}}}", list.join(","))
-}
-
-fn token(t: Option<u64>) -> String {
-    t.map_or("no token".to_string(), |t| format!("token {t}"))
-}
-
 /// One fact of the lock world.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum LockObs {
     // ---- a lock client (DESIGN section 4b) ----
@@ -73,17 +62,16 @@ pub enum LockObs {
     /// after a backoff.
     AcquireFailed {
         lease: u64,
-        why: &'static str,
+        why: Cow<'static, str>,
         validity_ns: i64,
     },
-    /// The client holds the lock until its monotonic clock reads `deadline_mono_ns` (`u64::MAX`:
-    /// it tracks no deadline and holds until it releases or learns the lock is lost).
+    /// The client holds the lock until `deadline_mono_ns`.
     /// `servers` is the set (bit i = server-i) that granted it.
     Acquired {
         lease: u64,
         token: Option<u64>,
         validity_ns: i64,
-        deadline_mono_ns: u64,
+        deadline_mono_ns: Deadline,
         servers: u32,
     },
     ReadDone {
@@ -110,7 +98,7 @@ pub enum LockObs {
         lease: u64,
     },
     LockLost {
-        why: &'static str,
+        why: Cow<'static, str>,
     },
     /// A renewal succeeded; the deadline moves to `deadline_mono_ns`.
     Renewed {
@@ -149,7 +137,7 @@ pub enum LockObs {
     /// this is authoritative throughout.
     RoleChanged {
         authoritative: bool,
-        role: &'static str,
+        role: Cow<'static, str>,
     },
 
     // ---- the protected resource ----
@@ -262,136 +250,10 @@ impl Observation for LockObs {
     }
 
     fn describe(&self, names: &Names) -> String {
-        let expiry = |e: &Option<Expiry>| match e {
-            None => "NO expiry".to_string(),
-            Some(Expiry {
-                clock: ClockKind::Wall,
-                at_ns,
-            }) => format!("expires at wall {}", fmt_signed_secs(*at_ns)),
-            Some(Expiry {
-                clock: ClockKind::Mono,
-                at_ns,
-            }) => format!("expires at mono {}", fmt_signed_secs(*at_ns)),
-        };
-        match self {
-            LockObs::AcquireStarted { lease: l, attempt } => {
-                format!("tries to acquire (lease {}, attempt {attempt})", short_lease(*l))
-            }
-            LockObs::AcquireReplies { granted, answered } => format!(
-                "answers in: granted by {}, answered by {}",
-                server_set(*granted),
-                server_set(*answered)
-            ),
-            LockObs::AcquireFailed {
-                lease: l,
-                why,
-                validity_ns,
-            } => format!(
-                "did not acquire (lease {}): {why} (validity {})",
-                short_lease(*l),
-                fmt_signed_secs(*validity_ns)
-            ),
-            LockObs::Acquired {
-                lease: l,
-                token: t,
-                validity_ns,
-                deadline_mono_ns,
-                servers,
-            } => {
-                let on = if servers.count_ones() > 1 {
-                    let list: Vec<String> = (0..32)
-                        .filter(|i| servers & (1 << i) != 0)
-                        .map(|i| i.to_string())
-                        .collect();
-                    format!(" on servers {{{}}}", list.join(","))
-                } else {
-                    String::new()
-                };
-                if *deadline_mono_ns == u64::MAX {
-                    return format!(
-                        "ACQUIRED lease {}{on}, {}, no deadline tracked",
-                        short_lease(*l),
-                        token(*t)
-                    );
-                }
-                format!(
-                    "ACQUIRED lease {}{on}, {}, validity {} (deadline mono {})",
-                    short_lease(*l),
-                    token(*t),
-                    fmt_signed_secs(*validity_ns),
-                    fmt_signed_secs(*deadline_mono_ns as i64)
-                )
-            }
-            LockObs::ReadDone { value } => format!("read counter = {value}"),
-            LockObs::DeadlineChecked { remaining_ns, ok: true } => {
-                format!("checks its deadline: {} left, goes on", fmt_signed_secs(*remaining_ns))
-            }
-            LockObs::DeadlineChecked {
-                remaining_ns,
-                ok: false,
-            } => {
-                format!(
-                    "checks its deadline: passed {} ago, stops",
-                    fmt_signed_secs(-*remaining_ns)
-                )
-            }
-            LockObs::WriteSent { token: t, value } => format!("sends write counter := {value} ({})", token(*t)),
-            LockObs::WriteAccepted { value } => format!("write of {value} acknowledged"),
-            LockObs::WriteRejected { token: t, max } => format!("write rejected ({} < max {max})", token(*t)),
-            LockObs::WriteTimedOut => "write unanswered: timed out (it may still land)".to_string(),
-            LockObs::Released { lease: l } => format!("releases lease {}", short_lease(*l)),
-            LockObs::LockLost { why } => format!("LOCK LOST: {why}"),
-            LockObs::Renewed { deadline_mono_ns } => {
-                format!(
-                    "renewed: deadline now mono {}",
-                    fmt_signed_secs(*deadline_mono_ns as i64)
-                )
-            }
-            LockObs::KeySet { lease: l, expiry: e } => format!("lock key := lease {} ({})", short_lease(*l), expiry(e)),
-            LockObs::KeyExtended { lease: l, expiry: e } => {
-                format!("lock key (lease {}) extended: {}", short_lease(*l), expiry(e))
-            }
-            LockObs::KeyDeleted { lease: l, cause } => {
-                let how = match cause {
-                    DeleteCause::Release => "released by its owner",
-                    DeleteCause::PlainDel => "deleted by a plain DEL",
-                    DeleteCause::Crash => "lost in the crash",
-                };
-                format!("lock key (lease {}) {how}", short_lease(*l))
-            }
-            LockObs::KeyExpired { lease: l } => format!("lock key (lease {}) EXPIRED", short_lease(*l)),
-            LockObs::TokenIssued { token: t, .. } => format!("issued fencing token {t}"),
-            LockObs::RoleChanged { authoritative, role } => {
-                let serves = if *authoritative {
-                    "serves the lock"
-                } else {
-                    "does not serve the lock"
-                };
-                format!("{} — {serves}", role.to_uppercase())
-            }
-            LockObs::WriteApplied {
-                client,
-                token: t,
-                value,
-                based_on,
-                prev_value,
-                ..
-            } => {
-                let stale = if based_on != prev_value {
-                    format!(" — computed from {based_on}, but the counter was {prev_value}")
-                } else {
-                    String::new()
-                };
-                format!(
-                    "ACCEPTED write {prev_value} -> {value} from {} ({}){stale}",
-                    names.of(*client),
-                    token(*t)
-                )
-            }
-            LockObs::WriteRefused { client, token: t, max } => {
-                format!("REJECTED write from {} ({} < max {max})", names.of(*client), token(*t))
-            }
-            LockObs::FenceForgotten { was } => format!("forgot its max fencing token {was} in the crash"),
-        }
+        describe::line(self, names)
     }
 }
+
+mod describe;
+#[cfg(test)]
+mod tests;

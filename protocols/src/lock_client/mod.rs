@@ -23,6 +23,7 @@ use locksim_sim::rng::uniform;
 use locksim_sim::{Ctx, NodeId, TimerTag};
 
 use crate::lock::LockObs;
+use crate::lock::obs::Deadline;
 use crate::lock_world::Msg;
 use crate::redis::cmd::{Cmd, Key, Reply, Value};
 use crate::resource::{ResourceOp, ResourceReply};
@@ -344,7 +345,7 @@ impl LockClient {
             };
             ctx.record(LockObs::AcquireFailed {
                 lease: self.lease,
-                why,
+                why: why.into(),
                 validity_ns,
             });
             if self.granted != 0 || self.service.unlock_all_after_failure {
@@ -394,7 +395,7 @@ impl LockClient {
             lease: self.lease,
             token: self.token,
             validity_ns: self.remaining_ns(ctx),
-            deadline_mono_ns: self.deadline_mono_ns,
+            deadline_mono_ns: Deadline::Mono(self.deadline_mono_ns),
             servers: self.granted,
         });
         if self.cfg.renew_every_ns > 0 {
@@ -457,7 +458,7 @@ impl LockClient {
     }
 
     fn lose(&mut self, ctx: &mut ClientCtx<'_>, why: &'static str) {
-        ctx.record(LockObs::LockLost { why });
+        ctx.record(LockObs::LockLost { why: why.into() });
         self.release(ctx);
     }
 

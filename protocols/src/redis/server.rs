@@ -188,7 +188,7 @@ impl RedisServer {
         if matches!(self.role, Role::Replica { .. }) && !self.crashed {
             ctx.record(LockObs::RoleChanged {
                 authoritative: false,
-                role: "replica",
+                role: "replica".into(),
             });
         }
         if self.counts_acks() {
@@ -207,7 +207,7 @@ impl RedisServer {
             self.unavailable_until_ns = Some(ctx.mono_ns() + self.cfg.delayed_restart_ns);
             ctx.record(LockObs::RoleChanged {
                 authoritative: false,
-                role: "restarted, unavailable (delayed restart)",
+                role: "restarted, unavailable (delayed restart)".into(),
             });
             ctx.set_timer(AVAILABLE, self.cfg.delayed_restart_ns);
         }
@@ -260,7 +260,7 @@ impl RedisServer {
             self.backlog.clear();
             ctx.record(LockObs::RoleChanged {
                 authoritative: false,
-                role: "demoted: a replica was promoted",
+                role: "demoted: a replica was promoted".into(),
             });
         }
         if matches!(self.role, Role::Demoted { .. }) {
@@ -401,7 +401,7 @@ impl RedisServer {
                 self.unavailable_until_ns = None;
                 ctx.record(LockObs::RoleChanged {
                     authoritative: true,
-                    role: "available again",
+                    role: "available again".into(),
                 });
             }
             _ => {}
@@ -435,7 +435,7 @@ impl RedisServer {
         }
         ctx.record(LockObs::RoleChanged {
             authoritative: true,
-            role: "promoted to primary",
+            role: "promoted to primary".into(),
         });
         self.note_refusal(ctx);
         for &node in self.clients.iter().chain(&self.siblings) {
@@ -462,7 +462,8 @@ impl RedisServer {
                 "refusing writes: NOREPLICAS"
             } else {
                 "accepting writes again"
-            },
+            }
+            .into(),
         });
     }
 

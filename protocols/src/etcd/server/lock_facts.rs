@@ -27,7 +27,13 @@ pub(super) struct LockFacts {
 impl EtcdServer {
     /// Whether this member speaks for the lock now, and in which role.
     pub(super) fn record_role(&self, ctx: &mut EtcdCtx<'_>, authoritative: bool, role: &'static str) {
-        self.record(ctx, LockObs::RoleChanged { authoritative, role });
+        self.record(
+            ctx,
+            LockObs::RoleChanged {
+                authoritative,
+                role: role.into(),
+            },
+        );
     }
 
     /// A lock key `lease` created at revision `my_rev` has just been applied. With revision

@@ -28,25 +28,27 @@ struct Segment {
 pub(super) fn check<M, O: AsLock>(h: &History<M, O>, _facts: &LockFacts, setup: &LockSetup) -> Status {
     // Per client: the intervals it has open. The order in which they close does not matter,
     // since segments are sorted by a total order below.
-    let mut open: NodeTable<Vec<(usize, u64, u64)>> = NodeTable::new();
+    let mut open: NodeTable<Vec<(usize, u64, Option<u64>)>> = NodeTable::new();
     let mut is_client: NodeTable<bool> = NodeTable::new();
     for &client in &setup.clients {
         *is_client.get_mut(client) = true;
     }
     let mut segments = Vec::new();
-    let close = |segments: &mut Vec<Segment>, client: NodeId, opened: &mut Vec<(usize, u64, u64)>, at_ns: u64| {
-        for (index, start_ns, deadline_mono_ns) in opened.drain(..) {
-            let end_ns = h.when_mono(client, deadline_mono_ns).min(at_ns);
-            if end_ns > start_ns {
-                segments.push(Segment {
-                    client,
-                    index,
-                    start_ns,
-                    end_ns,
-                });
+    let close =
+        |segments: &mut Vec<Segment>, client: NodeId, opened: &mut Vec<(usize, u64, Option<u64>)>, at_ns: u64| {
+            for (index, start_ns, deadline_mono_ns) in opened.drain(..) {
+                // No deadline tracked: held until it ends, or the run does.
+                let end_ns = deadline_mono_ns.map_or(h.end_ns, |d| h.when_mono(client, d)).min(at_ns);
+                if end_ns > start_ns {
+                    segments.push(Segment {
+                        client,
+                        index,
+                        start_ns,
+                        end_ns,
+                    });
+                }
             }
-        }
-    };
+        };
     for (index, e) in h.events.iter().enumerate() {
         if !is_client.get(e.node) {
             continue;
@@ -54,9 +56,10 @@ pub(super) fn check<M, O: AsLock>(h: &History<M, O>, _facts: &LockFacts, setup: 
         let opened = open.get_mut(e.node);
         match &e.what {
             What::Observe(o) => match o.as_lock() {
-                Some(LockObs::Acquired { deadline_mono_ns, .. }) | Some(LockObs::Renewed { deadline_mono_ns }) => {
-                    opened.push((index, e.t_ns, *deadline_mono_ns));
+                Some(LockObs::Acquired { deadline_mono_ns, .. }) => {
+                    opened.push((index, e.t_ns, deadline_mono_ns.mono_ns()));
                 }
+                Some(LockObs::Renewed { deadline_mono_ns }) => opened.push((index, e.t_ns, Some(*deadline_mono_ns))),
                 Some(LockObs::Released { .. }) | Some(LockObs::LockLost { .. }) => {
                     close(&mut segments, e.node, opened, e.t_ns);
                 }
@@ -169,7 +172,9 @@ mod tests {
 
     #[test]
     fn loss_and_crash_end_a_holding_at_their_instant() {
-        let lost = LockObs::LockLost { why: "lease revoked" };
+        let lost = LockObs::LockLost {
+            why: "lease revoked".into(),
+        };
         let h = Hist::new()
             .acquired(0, C0, 1, 10 * S)
             .obs(3 * S, C0, lost)
@@ -190,7 +195,7 @@ mod tests {
     #[test]
     fn a_holding_with_no_deadline_lasts_to_the_end_of_the_run() {
         let h = Hist::new()
-            .acquired(0, C0, 1, u64::MAX)
+            .acquired_untracked(0, C0, 1)
             .acquired(90 * S, C1, 2, 95 * S)
             .end(100 * S)
             .build();

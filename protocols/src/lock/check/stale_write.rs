@@ -33,11 +33,11 @@ use crate::lock::obs::{ClockKind, Expiry, LockObs, short_lease};
 
 /// What the checker knows of one server, from its recorded facts and its crashes.
 #[derive(Clone, Copy, Default)]
-struct Server {
+struct Server<'h> {
     key: Option<(u64, Option<Expiry>)>,
     down: bool,
     /// The role it last named, and whether that role serves the lock.
-    role: Option<(&'static str, bool)>,
+    role: Option<(&'h str, bool)>,
 }
 
 /// Whom a server would grant the lock to, right now. Plain values: a run judges many writes
@@ -55,9 +55,9 @@ enum Grants {
 }
 
 /// One server as a write finds it.
-struct Seen {
+struct Seen<'h> {
     node: NodeId,
-    server: Server,
+    server: Server<'h>,
     grants: Grants,
 }
 
@@ -134,7 +134,7 @@ pub(super) fn check<M, O: AsLock>(h: &History<M, O>, facts: &LockFacts, setup: &
 
 /// A new Raft leader under majority commit retires every earlier one: none of them can commit
 /// anything any more, though one paused or cut off has not said it stepped down.
-fn retire_all_but(nodes: &mut NodeTable<Server>, setup: &LockSetup, leader: NodeId) {
+fn retire_all_but(nodes: &mut NodeTable<Server<'_>>, setup: &LockSetup, leader: NodeId) {
     for &other in &setup.servers {
         let s = nodes.get_mut(other);
         if other != leader && !matches!(s.role, Some((_, false))) {
@@ -145,14 +145,14 @@ fn retire_all_but(nodes: &mut NodeTable<Server>, setup: &LockSetup, leader: Node
 
 /// A server's name, with the role it last took when it took one ("replica-0 (promoted to
 /// primary)"), so a reader sees why it speaks for the lock.
-fn server_name<M, O>(h: &History<M, O>, node: NodeId, s: Server) -> String {
+fn server_name<M, O>(h: &History<M, O>, node: NodeId, s: Server<'_>) -> String {
     match s.role {
         Some((role, true)) => format!("{} ({role})", h.names.of(node)),
         _ => h.names.of(node).to_string(),
     }
 }
 
-fn grants_at<M, O>(h: &History<M, O>, node: NodeId, s: Server, t_ns: u64) -> Grants {
+fn grants_at<M, O>(h: &History<M, O>, node: NodeId, s: Server<'_>, t_ns: u64) -> Grants {
     if s.down || matches!(s.role, Some((_, false))) {
         return Grants::Nobody;
     }

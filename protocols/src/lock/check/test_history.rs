@@ -9,7 +9,7 @@ use locksim_sim::{Event, History, Stats, What};
 use locksim_sim::{Names, NodeId};
 
 use super::{LockFacts, LockSetup};
-use crate::lock::obs::LockObs;
+use crate::lock::obs::{Deadline, LockObs};
 
 pub use locksim_sim::time::NS_PER_MS;
 pub const S: u64 = 1_000 * NS_PER_MS;
@@ -64,8 +64,17 @@ impl Hist {
     }
 
     /// `client` acquires lease `lease` (its number, for the owner's name) at `t_ns`, holding
-    /// until its monotonic clock reads `deadline_ns` (`u64::MAX`: no deadline).
+    /// until its monotonic clock reads `deadline_ns`.
     pub fn acquired(self, t_ns: u64, client: NodeId, lease: u64, deadline_ns: u64) -> Self {
+        self.acquired_until(t_ns, client, lease, Deadline::Mono(deadline_ns))
+    }
+
+    /// `client` acquires lease `lease` at `t_ns` and tracks no deadline.
+    pub fn acquired_untracked(self, t_ns: u64, client: NodeId, lease: u64) -> Self {
+        self.acquired_until(t_ns, client, lease, Deadline::Untracked)
+    }
+
+    fn acquired_until(self, t_ns: u64, client: NodeId, lease: u64, deadline: Deadline) -> Self {
         self.obs(t_ns, client, LockObs::AcquireStarted { lease, attempt: 1 })
             .obs(
                 t_ns,
@@ -74,7 +83,7 @@ impl Hist {
                     lease,
                     token: None,
                     validity_ns: 0,
-                    deadline_mono_ns: deadline_ns,
+                    deadline_mono_ns: deadline,
                     servers: 1,
                 },
             )

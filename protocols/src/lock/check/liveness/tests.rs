@@ -30,7 +30,14 @@ fn role(h: Hist, t_ns: u64, node: NodeId, authoritative: bool) -> Hist {
     } else {
         "replica"
     };
-    h.obs(t_ns, node, LockObs::RoleChanged { authoritative, role })
+    h.obs(
+        t_ns,
+        node,
+        LockObs::RoleChanged {
+            authoritative,
+            role: role.into(),
+        },
+    )
 }
 
 #[test]
@@ -251,7 +258,7 @@ fn redlock_stays_live_while_the_servers_left_make_a_quorum() {
 #[test]
 fn a_violation_names_a_key_leaked_without_expiry() {
     let leaked = LockObs::KeySet { lease: 1, expiry: None };
-    let h = jump(Hist::new().acquired(0, C0, 1, u64::MAX).obs(0, S0, leaked), S);
+    let h = jump(Hist::new().acquired_untracked(0, C0, 1).obs(0, S0, leaked), S);
     let v = violated(single(h));
     assert_eq!(
         v.why,

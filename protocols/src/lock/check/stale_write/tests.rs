@@ -36,7 +36,14 @@ fn keys(mut h: Hist, t_ms: u64, on: &[NodeId], lease: u64, expires_ms: i64) -> H
 }
 
 fn role(h: Hist, t_ms: u64, server: NodeId, authoritative: bool, role: &'static str) -> Hist {
-    h.obs(t_ms * NS_PER_MS, server, LockObs::RoleChanged { authoritative, role })
+    h.obs(
+        t_ms * NS_PER_MS,
+        server,
+        LockObs::RoleChanged {
+            authoritative,
+            role: role.into(),
+        },
+    )
 }
 
 /// The verdict over the first `servers` of the cast, with `quorum`.

@@ -1,0 +1,137 @@
+//! The trace line format, pinned for one event of each kind (the catalogue pins cover only
+//! the kinds its scenarios produce), and every line read back to the event it was written from.
+
+use serde::Serialize;
+
+use super::*;
+use crate::history::{DropReason, Event, History, Stats, What};
+use crate::ids::{Names, NodeId};
+use crate::node::Observation;
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+enum Obs {
+    Noted { zeta: u64, alpha: Option<String> },
+}
+
+impl Observation for Obs {
+    fn kind(&self) -> &'static str {
+        "noted"
+    }
+
+    fn describe(&self, _: &Names) -> String {
+        "noted it".into()
+    }
+}
+
+const A: NodeId = NodeId(0);
+const B: NodeId = NodeId(1);
+
+fn history() -> History<&'static str, Obs> {
+    let whats = vec![
+        What::Start,
+        What::Send {
+            to: B,
+            msg_id: 1,
+            msg: "hi \"there\"",
+        },
+        What::Deliver {
+            from: A,
+            msg_id: 1,
+            msg: "hi",
+        },
+        What::Drop {
+            from: A,
+            to: B,
+            msg_id: 2,
+            msg: "lost",
+            reason: DropReason::Down,
+        },
+        What::Timer { tag: 3 },
+        What::Pause {
+            duration_ns: 5,
+            suspend: true,
+        },
+        What::Resume,
+        What::Crash { restart_after_ns: None },
+        What::Restart,
+        What::ClockJump { by_ns: -7 },
+        What::Partition {
+            fault: 0,
+            groups: vec![vec![A], vec![B]],
+            one_way: true,
+        },
+        What::Heal { fault: 0 },
+        What::Delay {
+            fault: 1,
+            from: A,
+            to: B,
+            window_ns: 8,
+            extra_ns: 9,
+        },
+        What::Lossy {
+            fault: 2,
+            from: None,
+            to: Some(B),
+            ppm: 10,
+            duplicate: true,
+        },
+        What::WindowEnd { fault: 2 },
+        What::Failover { primary: B },
+        What::Observe(Obs::Noted {
+            zeta: u64::MAX,
+            alpha: None,
+        }),
+    ];
+    let events = whats
+        .into_iter()
+        .enumerate()
+        .map(|(i, what)| Event {
+            t_ns: i as u64,
+            node: A,
+            wall_ns: -(i as i64),
+            mono_ns: 2 * i as u64,
+            what,
+        })
+        .collect();
+    History {
+        names: Names::new(vec!["a".into(), "b".into()]),
+        events,
+        clocks: Vec::new(),
+        end_ns: 100,
+        stats: Stats::default(),
+    }
+}
+
+#[test]
+fn lines_keep_the_trace_format() {
+    let trace = erase(&history());
+    let line = |i: usize| trace[i].json.as_str();
+    assert_eq!(
+        line(3),
+        r#"{"i":3,"t_ns":3,"node":"a","wall_ns":-3,"mono_ns":6,"kind":"drop","from":"a","msg":"lost","msg_id":2,"reason":"down","to":"b","salience":"chatter","text":"message a -> b dropped (Down): lost"}"#
+    );
+    assert_eq!(
+        line(7),
+        r#"{"i":7,"t_ns":7,"node":"a","wall_ns":-7,"mono_ns":14,"kind":"crash","restart_after_ns":null,"salience":"salient","text":"CRASHED (never restarts)"}"#
+    );
+    assert_eq!(
+        line(13),
+        r#"{"i":13,"t_ns":13,"node":"a","wall_ns":-13,"mono_ns":26,"kind":"lossy","duplicate":true,"fault":2,"from":"*","ppm":10,"to":"b","salience":"salient","text":"messages * -> b duplicated with probability 10 ppm"}"#
+    );
+    // An observation's fields in key order, its own tag among them.
+    assert_eq!(
+        line(16),
+        r#"{"i":16,"t_ns":16,"node":"a","wall_ns":-16,"mono_ns":32,"kind":"noted","alpha":null,"event":"noted","zeta":18446744073709551615,"salience":"routine","text":"noted it"}"#
+    );
+}
+
+#[test]
+fn every_line_reads_back_to_its_event() {
+    for e in erase(&history()) {
+        let line: serde_json::Value = serde_json::from_str(&e.json).unwrap();
+        assert_eq!(TraceEvent::from_line(&line).unwrap(), e, "{}", e.json);
+    }
+    let bad: serde_json::Value = serde_json::from_str(r#"{"i":0,"t_ns":0}"#).unwrap();
+    assert!(TraceEvent::from_line(&bad).is_err());
+}
