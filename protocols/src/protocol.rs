@@ -11,8 +11,8 @@ use locksim_sim::{Invariant, Level};
 
 use crate::knobs::{KnobError, Knobs};
 use crate::layout::Layout;
-use crate::runner::Outcome;
-use crate::scenario::Scenario;
+use crate::outcome::Outcome;
+use crate::setting::Setting;
 
 /// What the registry, the loader and `locksim list` know of a model before parsing a scenario.
 pub struct ProtocolSpec {
@@ -75,6 +75,8 @@ pub trait Protocol: DynEq + fmt::Debug + Send + Sync + 'static {
     fn issues_tokens(&self) -> bool {
         false
     }
-    /// Runs `s` with `seed` and judges it: one verdict per `spec().invariants`, in that order.
-    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome;
+    /// Runs the model in `setting` with `seed` and judges it: one verdict per
+    /// `spec().invariants`, in that order. (The setting, not the scenario: a scenario holds
+    /// its model, see [`crate::setting`].)
+    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome;
 }

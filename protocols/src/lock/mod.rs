@@ -5,7 +5,9 @@
 
 pub mod check;
 mod deadline;
+pub mod knobs;
 pub mod obs;
+pub mod resource;
 
 pub use check::{LockSetup, check_lock};
 pub use obs::LockObs;

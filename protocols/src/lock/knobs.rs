@@ -1,9 +1,10 @@
-//! The lock client's knobs (DESIGN section 4b), shared by every lock protocol, including the
-//! known-wrong variants that the catalogue runs beside their fixes.
+//! The knobs every lock protocol shares: the lock client's (DESIGN section 4b), including the
+//! known-wrong variants that the catalogue runs beside their fixes, and the liveness window
+//! the lock checkers judge by.
 
 use serde::Serialize;
 
-use crate::knobs::{KnobError, Knobs};
+use crate::knobs::{KnobError, Knobs, MAX_MS};
 
 /// How the lock is released.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -211,4 +212,15 @@ impl ClientConfig {
         }
         Ok(cfg)
     }
+}
+
+/// Reads `liveness_window_ms`, whose default is three TTLs.
+pub fn parse_liveness_window(k: &mut Knobs, ttl_ns: u64) -> Result<u64, KnobError> {
+    k.millis(
+        "liveness_window_ms",
+        3 * ttl_ns / 1_000_000,
+        1,
+        MAX_MS,
+        "liveness: some client must acquire within this after the last fault (default 3 x ttl)",
+    )
 }
