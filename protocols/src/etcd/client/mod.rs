@@ -19,16 +19,16 @@
 //! deadline is still tracked and recorded, so it is judged to hold only until then, like
 //! every client (DESIGN 5, `mutual_exclusion`).
 
+mod acquire;
 mod holding;
 mod session;
 
 use std::collections::VecDeque;
 
-use locksim_sim::rng::uniform;
 use locksim_sim::{Ctx, NodeId, TimerTag};
 use serde::Serialize;
 
-use super::msg::{Answer, Msg, Request, lock_key};
+use super::msg::{Answer, Msg, Request};
 use super::obs::{EtcdEvent, EtcdObs};
 use crate::lock::LockObs;
 use crate::lock::knobs::ClientConfig;
@@ -281,35 +281,8 @@ impl EtcdClient {
                     ctx.set_timer(TIMEOUT, self.cfg.retry_ns);
                 }
             }
-            (Phase::Granting, Answer::Granted { ttl_ms }) => {
-                // clientv3 sends its first keep-alive at once and counts from its answer; the
-                // grant's answer stands in for it.
-                self.deadline_mono_ns = self.session_deadline(self.grant_sent_ns, ctx.mono_ns(), ttl_ms);
-                self.record(
-                    ctx,
-                    EtcdEvent::LeaseGranted {
-                        lease: self.lease as u64,
-                        ttl_ms,
-                    },
-                );
-                ctx.set_timer(KEEPALIVE, self.etcd.keepalive_ns);
-                self.phase = Phase::Acquiring;
-                self.ask(ctx, Request::Acquire { lease: self.lease });
-            }
-            (Phase::Acquiring, Answer::Acquired { my_rev, owner_rev, .. }) => {
-                self.my_rev = my_rev;
-                if my_rev == owner_rev {
-                    return self.announce(ctx);
-                }
-                self.phase = Phase::Finding;
-                self.ask(
-                    ctx,
-                    Request::Predecessor {
-                        lease: self.lease,
-                        my_rev,
-                    },
-                );
-            }
+            (Phase::Granting, Answer::Granted { ttl_ms }) => self.lease_granted(ctx, ttl_ms),
+            (Phase::Acquiring, Answer::Acquired { my_rev, owner_rev, .. }) => self.key_put(ctx, my_rev, owner_rev),
             (Phase::Acquiring, Answer::LeaseNotFound) => self.give_up(ctx, "its lease expired before its key was put"),
             (
                 Phase::Finding,
@@ -318,66 +291,11 @@ impl EtcdClient {
                     pred,
                     revision,
                 },
-            ) => match pred {
-                Some((pred_lease, pred_rev)) => {
-                    self.record(
-                        ctx,
-                        EtcdEvent::Queued {
-                            my_rev: self.my_rev,
-                            behind_rev: pred_rev,
-                        },
-                    );
-                    self.watch += 1;
-                    self.phase = Phase::Waiting;
-                    self.watched = Some((lock_key(pred_lease), revision));
-                    self.send_watch(ctx);
-                }
-                None if self.etcd.waiter_recheck && !mine_exists => {
-                    self.give_up(ctx, "its own key is gone: its session expired while it queued")
-                }
-                None => self.announce(ctx),
-            },
+            ) => self.predecessor_found(ctx, mine_exists, pred, revision),
             (Phase::Reading, Answer::Counter { value }) => self.read(ctx, value),
             (Phase::Writing, Answer::Written { ok }) => self.written(ctx, ok, 0),
             (Phase::Releasing, _) => self.think(ctx),
             _ => {}
         }
-    }
-
-    fn begin_round(&mut self, ctx: &mut ClientCtx<'_>) {
-        self.lease = uniform(ctx.rng(), 1, i64::MAX as u64) as i64;
-        self.keepalives_sent_ns.clear();
-        self.holding = false;
-        self.token = None;
-        self.record(
-            ctx,
-            LockObs::AcquireStarted {
-                lease: self.lease as u64,
-                attempt: 1,
-            },
-        );
-        self.phase = Phase::Granting;
-        self.grant_sent_ns = ctx.mono_ns();
-        let ttl_ms = (self.cfg.ttl_ns / 1_000_000) as i64;
-        self.ask(
-            ctx,
-            Request::LeaseGrant {
-                lease: self.lease,
-                ttl_ms,
-            },
-        );
-    }
-
-    /// The round ends without the lock: close the session and start over after thinking.
-    fn give_up(&mut self, ctx: &mut ClientCtx<'_>, why: &'static str) {
-        self.record(
-            ctx,
-            LockObs::AcquireFailed {
-                lease: self.lease as u64,
-                why: why.into(),
-                validity_ns: self.deadline_mono_ns as i64 - ctx.mono_ns() as i64,
-            },
-        );
-        self.close_session(ctx);
     }
 }
