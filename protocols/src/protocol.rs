@@ -3,6 +3,11 @@
 //! are its protections) and a configuration type implementing [`Protocol`] (its nodes, its
 //! faults' targets, and how to run and judge a scenario). Nothing outside the model's folder
 //! names its type: the registry lists its spec, and everything else goes through the trait.
+//!
+//! A model runs in a [`Setting`] (duration, network, clocks, faults, resource), not a whole
+//! [`Scenario`](crate::Scenario): the scenario holds the model, and [`crate::runner::run`]
+//! joins the two. A model's `run` builds its nodes from its [`Layout`] and hands them to
+//! [`crate::runner::run_world`] with its checker.
 
 use std::any::Any;
 use std::fmt;
