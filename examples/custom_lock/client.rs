@@ -5,9 +5,9 @@
 
 use locksim::protocols::lock::LockObs;
 use locksim::protocols::lock::obs::Deadline;
-use locksim::protocols::lock_world::Msg;
+use locksim::protocols::lock::resource::{ResourceOp, ResourceReply};
 use locksim::protocols::redis::cmd::{Cmd, Key, Reply, Value};
-use locksim::protocols::resource::{ResourceOp, ResourceReply};
+use locksim::protocols::redis::msg::Msg;
 use locksim::sim::rng::uniform;
 use locksim::sim::time::NS_PER_MS;
 use locksim::sim::{NodeId, TimerTag};

@@ -3,15 +3,16 @@
 //! configuration, which declares the nodes once, builds the world from the ids that declaration
 //! hands back, and runs and judges a scenario through locksim's runner.
 
-use locksim::protocols::knobs::{KnobError, Knobs};
+use locksim::protocols::knobs::{KnobError, Knobs, MAX_CLIENTS};
 use locksim::protocols::lock::check::LOCK_INVARIANTS;
+use locksim::protocols::lock::knobs::parse_liveness_window;
 use locksim::protocols::lock::obs::RESOURCE_EVENTS;
+use locksim::protocols::lock::resource::Resource;
 use locksim::protocols::lock::{LockSetup, SERVER_GROUP, check_lock};
 use locksim::protocols::redis::min_replicas::MinReplicasConfig;
 use locksim::protocols::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
-use locksim::protocols::resource::Resource;
-use locksim::protocols::runner::{Outcome, run_world};
-use locksim::protocols::{Layout, Protocol, ProtocolSpec, Role, Scenario};
+use locksim::protocols::{Layout, Protocol, ProtocolSpec, Role, Setting};
+use locksim::protocols::{Outcome, run_world};
 use locksim::sim::time::NS_PER_MS;
 use locksim::sim::{Level, NodeId, NodeSetup};
 
@@ -40,10 +41,8 @@ pub enum CounterDurability {
 pub struct TokenLease {
     pub clients: u32,
     pub counter: CounterDurability,
+    pub liveness_window_ns: u64,
 }
-
-/// The most clients: a handful show every interleaving this lock has.
-const MAX_CLIENTS: u64 = 16;
 
 /// The events locksim's Redis server records for this lock (it never extends a key or changes
 /// role here): what a fault's `after` on it may name.
@@ -70,7 +69,12 @@ impl TokenLease {
             CounterDurability::Durable,
             "whether the token counter's count survives a crash (volatile: it restarts from 1)",
         )?;
-        Ok(Box::new(TokenLease { clients, counter }))
+        let liveness_window_ns = parse_liveness_window(k, TTL_MS * NS_PER_MS)?;
+        Ok(Box::new(TokenLease {
+            clients,
+            counter,
+            liveness_window_ns,
+        }))
     }
 
     /// The nodes, once: the clients, the Redis server (the lock service's only server, so
@@ -92,10 +96,10 @@ impl TokenLease {
         (layout, nodes)
     }
 
-    /// The world's nodes for `s`, and what the lock checkers need to judge its history.
-    fn build(&self, s: &Scenario) -> (Vec<NodeSetup<TokenLeaseNode>>, LockSetup) {
+    /// The world's nodes in `setting`, and what the lock checkers need to judge its history.
+    fn build(&self, setting: Setting<'_>) -> (Vec<NodeSetup<TokenLeaseNode>>, LockSetup) {
         let (layout, TokenLeaseNodes { clients, peers }) = self.declare();
-        let mut nodes = layout.setups(|node| s.clock_of(node));
+        let mut nodes = layout.setups(|node| setting.clock_of(node));
         for (i, &c) in clients.iter().enumerate() {
             nodes.add(c, TokenLeaseNode::Client(TokenLeaseClient::new(i as u64, peers)));
         }
@@ -105,13 +109,16 @@ impl TokenLease {
             peers.counter,
             TokenLeaseNode::Counter(CounterService::new(self.counter)),
         );
-        nodes.add(peers.resource, TokenLeaseNode::Resource(Resource::new(s.resource)));
+        nodes.add(
+            peers.resource,
+            TokenLeaseNode::Resource(Resource::new(setting.resource)),
+        );
         let setup = LockSetup {
             clients,
             servers: vec![peers.redis],
             quorum: 1,
             newest_serves_alone: false,
-            liveness_window_ns: 3 * TTL_MS * NS_PER_MS,
+            liveness_window_ns: self.liveness_window_ns,
         };
         (nodes.finish(), setup)
     }
@@ -140,8 +147,8 @@ impl Protocol for TokenLease {
         true
     }
 
-    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
-        let (nodes, setup) = self.build(s);
-        run_world(nodes, s, seed, level, |h| check_lock(h, &setup))
+    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+        let (nodes, setup) = self.build(setting);
+        run_world(nodes, setting, seed, level, |h| check_lock(h, &setup))
     }
 }

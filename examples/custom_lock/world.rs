@@ -12,9 +12,9 @@
 use std::fmt;
 
 use locksim::protocols::lock::LockObs;
-use locksim::protocols::lock_world::Msg;
+use locksim::protocols::lock::resource::Resource;
+use locksim::protocols::redis::msg::Msg;
 use locksim::protocols::redis::server::RedisServer;
-use locksim::protocols::resource::Resource;
 use locksim::sim::{Ctx, Effect, Node, NodeId, TimerTag};
 
 use crate::client::TokenLeaseClient;
