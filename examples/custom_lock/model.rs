@@ -11,14 +11,15 @@ use locksim::protocols::lock::resource::Resource;
 use locksim::protocols::lock::{LockSetup, SERVER_GROUP, check_lock};
 use locksim::protocols::redis::min_replicas::MinReplicasConfig;
 use locksim::protocols::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
-use locksim::protocols::{Layout, Protocol, ProtocolSpec, Role, Setting};
-use locksim::protocols::{Outcome, run_world};
+use locksim::protocols::{Layout, Outcome, Protocol, ProtocolSpec, Role, Setting, run_world};
 use locksim::sim::time::NS_PER_MS;
 use locksim::sim::{Level, NodeId, NodeSetup};
 
 use crate::client::{CLIENT_EVENTS, Peers, TTL_MS, TokenLeaseClient};
 use crate::world::{COUNTER_EVENTS, CounterService, TokenLeaseNode};
 
+/// What the loader knows of the model before parsing a scenario; `main` registers it with
+/// `Registry::builtin().with(&SPEC)`, as the registry lists a built-in's.
 pub static SPEC: ProtocolSpec = ProtocolSpec {
     kind: "token-lease",
     summary: "a lease lock on locksim's Redis (SET NX PX, compare-and-delete release) whose fencing tokens come from a counter service of its own, durable or volatile, checked by locksim's fenced resource",
