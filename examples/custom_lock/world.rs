@@ -6,8 +6,8 @@
 //! the counter's `NEXT`; rather than extend a type the model does not own, the server runs
 //! here through a small adapter ([`redis_world_step`]): a step of it runs against a context of
 //! its own message type, and its effects are replayed, in order, as this world's. The
-//! resource's logic is a plain function (`Resource::handle`), wrapped the way the built-in
-//! worlds wrap it.
+//! resource serves through `Resource::serve`, answering in this world's messages, as it does
+//! in the built-in worlds.
 
 use std::fmt;
 
@@ -119,11 +119,7 @@ impl Node for TokenLeaseNode {
             (TokenLeaseNode::Redis(r), Wire::Lock(msg)) => redis_world_step(ctx, |c| r.on_msg(c, from, msg)),
             (TokenLeaseNode::Counter(n), msg) => n.on_msg(ctx, from, msg),
             (TokenLeaseNode::Resource(r), Wire::Lock(Msg::Resource { req, op })) => {
-                let (reply, obs) = r.handle(from, op);
-                if let Some(obs) = obs {
-                    ctx.record(obs);
-                }
-                ctx.send(from, Wire::Lock(Msg::ResourceReply { req, reply }));
+                r.serve(ctx, from, op, |reply| Wire::Lock(Msg::ResourceReply { req, reply }));
             }
             _ => {}
         }
@@ -142,11 +138,7 @@ impl Node for TokenLeaseNode {
             TokenLeaseNode::Client(_) => {} // on_start begins afresh
             TokenLeaseNode::Redis(r) => redis_world_step(ctx, |c| r.on_crash(c)),
             TokenLeaseNode::Counter(n) => n.on_crash(),
-            TokenLeaseNode::Resource(r) => {
-                if let Some(obs) = r.crash() {
-                    ctx.record(obs);
-                }
-            }
+            TokenLeaseNode::Resource(r) => r.crash_in(ctx),
         }
     }
 
