@@ -43,10 +43,6 @@ const KNOWN_CYCLES: &[(&str, &str, &[&str])] = &[
     ),
     // Being removed for issue 11: the Snowflake world and its generator.
     ("protocols/src", "snowflake", &["generator", "node_lease", "world"]),
-    // Not yet assigned in issue 11: `load` parses a scenario's `[explore]` table into
-    // `explore::FaultSpace` while `explore` loads scenarios (and writes their traces and
-    // results, which load them too).
-    ("src", "", &["explore", "load", "run_result", "trace_file"]),
 ];
 
 /// Words that name a protocol, server product or workload, matched as whole words (a plural
@@ -96,11 +92,9 @@ const KNOWN_LONG_FILES: &[&str] = &[
     "protocols/src/lock_client/mod.rs",
     "protocols/src/redis/server.rs",
     "protocols/src/snowflake/obs.rs",
-    "src/cli.rs",
     "src/explore/command.rs",
     "src/explore/runner.rs",
     "src/explore/shrink.rs",
-    "src/explore/space.rs",
     "src/render/svg.rs",
 ];
 

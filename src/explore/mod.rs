@@ -9,14 +9,13 @@ pub mod runner;
 pub mod scenario_toml;
 pub mod shape;
 pub mod shrink;
-pub mod space;
 pub mod strategy;
 pub mod swarm;
 
+pub use crate::fault_space::{FaultKind, FaultSpace, KindLimits};
 pub use plan::Plan;
 pub use runner::{Options, Summary, explore};
 pub use shape::{PlanShape, ShapeNode};
-pub use space::{FaultKind, FaultSpace, KindLimits};
 pub use strategy::plans;
 pub use swarm::plan_for_seed;
 

@@ -17,8 +17,8 @@ use locksim_protocols::registry::invariants;
 use locksim_protocols::{Scenario, run};
 use locksim_sim::{Invariant, Level, Status};
 
-use super::space::FaultSpace;
 use super::swarm::plan_for_seed;
+use crate::fault_space::FaultSpace;
 
 /// How to explore.
 #[derive(Clone, Debug, PartialEq, Eq)]

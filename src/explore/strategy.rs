@@ -40,7 +40,7 @@ use locksim_sim::{FaultAction, FaultEntry, NodeId, Trigger};
 
 use super::plan::Plan;
 use super::shape::{PlanShape, ShapeNode};
-use super::space::{FaultKind, FaultSpace};
+use crate::fault_space::{FaultKind, FaultSpace};
 
 /// One generated entry: a fault, or a node's clock rate for the whole run.
 #[derive(Clone, Debug)]

@@ -11,7 +11,7 @@ use locksim_sim::time::NS_PER_MS;
 use locksim_sim::{FaultAction, FaultEntry, NodeId, Trigger};
 
 use super::plan::Plan;
-use super::space::{FaultKind, FaultSpace};
+use crate::fault_space::{FaultKind, FaultSpace};
 
 fn pick<T: Copy>(rng: &mut ChaCha8Rng, items: &[T]) -> T {
     items[uniform(rng, 0, items.len() as u64 - 1) as usize]

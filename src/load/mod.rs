@@ -3,6 +3,8 @@
 //! and impossible values are errors, never silently ignored.
 
 mod clocks;
+#[cfg(test)]
+mod fault_space_tests;
 pub mod faults;
 mod network;
 mod toml_entries;
@@ -17,7 +19,7 @@ use locksim_protocols::{Expected, Model, Registry, Scenario};
 use locksim_sim::{FaultPlan, Invariant};
 use toml::de::DeTable;
 
-use crate::explore::FaultSpace;
+use crate::fault_space::FaultSpace;
 
 use toml_entries::{Lines, table_entries};
 use topology::Topology;
