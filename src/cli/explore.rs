@@ -6,12 +6,14 @@ use std::path::PathBuf;
 use locksim_protocols::registry;
 use locksim_sim::Invariant;
 
-use crate::explore::command::{parse_shard, print, run_with_progress, shrink_and_write, summary_json, summary_text};
+use crate::explore::counterexample::shrink_and_write;
+use crate::explore::progress::run_with_progress;
 use crate::explore::runner::shard_len;
+use crate::explore::summary::{summary_json, summary_text};
 use crate::explore::{Options, Summary};
 use crate::load::{LoadedScenario, load_file};
 
-use super::{BAD_INPUT, FAILED, OK};
+use super::{BAD_INPUT, FAILED, OK, out};
 
 pub(super) struct ExploreArgs {
     pub(super) scenario: PathBuf,
@@ -53,12 +55,12 @@ fn explore_checked(args: &ExploreArgs) -> Result<u8, String> {
         None => None,
     };
     if args.json {
-        print(&format!(
+        out(&format!(
             "{}\n",
             serde_json::to_string_pretty(&summary_json(&loaded, &opts, &summary, written.as_ref())).expect("json")
         ));
     } else {
-        print(&summary_text(&loaded, &opts, &summary, took, written.as_ref()));
+        out(&summary_text(&loaded, &opts, &summary, took, written.as_ref()));
     }
     Ok(if found(&summary, opts.target) { FAILED } else { OK })
 }
@@ -138,4 +140,18 @@ fn found(summary: &Summary, target: Option<Invariant>) -> bool {
         Some(t) => summary.violations_of(t).is_some(),
         None => !summary.violations.is_empty(),
     }
+}
+
+/// Parses `--shard K/N`.
+fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--shard {text}: expected K/N with 0 <= K < N, e.g. 0/4");
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let (k, n): (u64, u64) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if n == 0 || k >= n {
+        return Err(bad());
+    }
+    Ok((k, n))
 }

@@ -3,13 +3,15 @@
 //! scenario file"): fault spaces, swarm plans derived from a seed, a deterministic parallel
 //! runner, and shrinking.
 
-pub mod command;
+pub mod counterexample;
 pub mod plan;
+pub mod progress;
 pub mod runner;
 pub mod scenario_toml;
 pub mod shape;
 pub mod shrink;
 pub mod strategy;
+pub mod summary;
 pub mod swarm;
 
 pub use crate::fault_space::{FaultKind, FaultSpace, KindLimits};
