@@ -92,7 +92,6 @@ const KNOWN_LONG_FILES: &[&str] = &[
     "protocols/src/lock_client/mod.rs",
     "protocols/src/redis/server.rs",
     "protocols/src/snowflake/obs.rs",
-    "src/render/svg.rs",
 ];
 
 #[test]
