@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::trace_file::{self, Replay};
+use crate::trace_file::{self, Difference, Replay};
 
 use super::{BAD_INPUT, FAILED, OK, out};
 
@@ -25,7 +25,6 @@ pub(super) fn replay(path: PathBuf) -> u8 {
             locksim_sim::ENGINE_VERSION
         );
     }
-    let show = |v: Option<serde_json::Value>| v.map_or("(none)".to_string(), |v| v.to_string());
     match trace_file::replay(&trace) {
         Err(e) => {
             // The text that failed is the trace's, not the file on disk it was recorded from.
@@ -57,28 +56,38 @@ pub(super) fn replay(path: PathBuf) -> u8 {
             FAILED
         }
         Ok(Replay::ResultDiffers { differences }) => {
-            let mut text = format!(
-                "diverges in the result of {name}: the events replay exactly, but {} of what the result states differ{}\n",
-                differences.len(),
-                if differences.len() == 1 { "s" } else { "" }
-            );
-            for d in differences {
-                // The replay names its scenario by the trace's label: a `file` that differs is
-                // an edited label, or a result copied from another trace.
-                let label = if d.path == "file" {
-                    " (the trace's `scenario_file`)"
-                } else {
-                    ""
-                };
-                text.push_str(&format!(
-                    "  {}: recorded {}, replayed {}{label}\n",
-                    d.path,
-                    show(d.recorded),
-                    show(d.replayed)
-                ));
-            }
-            out(&text);
+            out(&result_differences(&name.to_string(), differences));
             FAILED
         }
     }
+}
+
+/// What differs in the replayed result, a line per difference.
+fn result_differences(name: &str, differences: Vec<Difference>) -> String {
+    let mut text = format!(
+        "diverges in the result of {name}: the events replay exactly, but {} of what the result states differ{}\n",
+        differences.len(),
+        if differences.len() == 1 { "s" } else { "" }
+    );
+    for d in differences {
+        // The replay names its scenario by the trace's label: a `file` that differs is
+        // an edited label, or a result copied from another trace.
+        let label = if d.path == "file" {
+            " (the trace's `scenario_file`)"
+        } else {
+            ""
+        };
+        text.push_str(&format!(
+            "  {}: recorded {}, replayed {}{label}\n",
+            d.path,
+            show(d.recorded),
+            show(d.replayed)
+        ));
+    }
+    text
+}
+
+/// A recorded or replayed value as JSON, or `(none)`.
+fn show(v: Option<serde_json::Value>) -> String {
+    v.map_or("(none)".to_string(), |v| v.to_string())
 }

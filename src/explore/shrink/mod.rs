@@ -240,42 +240,14 @@ fn smaller_actions(action: &FaultAction) -> Vec<FaultAction> {
             to,
             window_ns,
             extra_ns,
-        } => {
-            let delay = |window_ns: u64, extra_ns: u64| FaultAction::Delay {
-                from: *from,
-                to: *to,
-                window_ns,
-                extra_ns,
-            };
-            let less_extra = shorter(*extra_ns, 1).into_iter().map(|x| delay(*window_ns, x));
-            let shorter_window = shorter(*window_ns, 1).into_iter().map(|w| delay(w, *extra_ns));
-            less_extra.chain(shorter_window).collect()
-        }
+        } => smaller_delays(*from, *to, *window_ns, *extra_ns),
         FaultAction::Loss {
             from,
             to,
             ppm,
             window_ns,
             duplicate,
-        } => {
-            let loss = |ppm: u32, window_ns: Option<u64>| FaultAction::Loss {
-                from: *from,
-                to: *to,
-                ppm,
-                window_ns,
-                duplicate: *duplicate,
-            };
-            let shorter_window = window_ns
-                .map_or(Vec::new(), |w| shorter(w, 1))
-                .into_iter()
-                .map(|w| loss(*ppm, Some(w)));
-            // A lower probability, rounded to tenths and hundredths.
-            let less_likely = smaller(u64::from(*ppm), [100_000, 10_000])
-                .into_iter()
-                .filter(|p| *p > 0)
-                .map(|p| loss(p as u32, *window_ns));
-            shorter_window.chain(less_likely).collect()
-        }
+        } => smaller_losses(*from, *to, *ppm, *window_ns, *duplicate),
         _ => Vec::new(),
     }
 }
@@ -297,6 +269,46 @@ fn smaller_partitions(groups: &[Vec<NodeId>], one_way: bool, heal_after_ns: Opti
         partition(fewer, heal_after_ns)
     });
     sooner.chain(fewer).collect()
+}
+
+/// A delay that holds messages back less long, then one whose window is shorter.
+fn smaller_delays(from: NodeId, to: NodeId, window_ns: u64, extra_ns: u64) -> Vec<FaultAction> {
+    let delay = |window_ns: u64, extra_ns: u64| FaultAction::Delay {
+        from,
+        to,
+        window_ns,
+        extra_ns,
+    };
+    let less_extra = shorter(extra_ns, 1).into_iter().map(|x| delay(window_ns, x));
+    let shorter_window = shorter(window_ns, 1).into_iter().map(|w| delay(w, extra_ns));
+    less_extra.chain(shorter_window).collect()
+}
+
+/// Loss over a shorter window, then with a lower probability, rounded to tenths and
+/// hundredths.
+fn smaller_losses(
+    from: Option<NodeId>,
+    to: Option<NodeId>,
+    ppm: u32,
+    window_ns: Option<u64>,
+    duplicate: bool,
+) -> Vec<FaultAction> {
+    let loss = |ppm: u32, window_ns: Option<u64>| FaultAction::Loss {
+        from,
+        to,
+        ppm,
+        window_ns,
+        duplicate,
+    };
+    let shorter_window = window_ns
+        .map_or(Vec::new(), |w| shorter(w, 1))
+        .into_iter()
+        .map(|w| loss(ppm, Some(w)));
+    let less_likely = smaller(u64::from(ppm), [100_000, 10_000])
+        .into_iter()
+        .filter(|p| *p > 0)
+        .map(|p| loss(p as u32, window_ns));
+    shorter_window.chain(less_likely).collect()
 }
 
 /// Shrinks `start` (which violates the finding's invariant) within `budget` runs.
