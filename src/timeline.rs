@@ -10,7 +10,7 @@ use locksim_sim::trace::TraceEvent;
 
 use crate::render::select::shown;
 use crate::render::{Marks, NETWORK, Row, secs, select};
-use crate::run_result::RunReport;
+use crate::run_result::RunResult;
 
 pub use crate::render::TimelineMode;
 
@@ -67,19 +67,19 @@ pub fn timeline(events: &[TraceEvent], marks: &Marks, mode: TimelineMode) -> Vec
 }
 
 /// The whole text result of `locksim run`.
-pub fn render_run(report: &RunReport<'_>, mode: TimelineMode) -> String {
+pub fn render_run(result: &RunResult<'_>, mode: TimelineMode) -> String {
     use locksim_sim::{Status, time::fmt_secs};
-    let s = &report.loaded.scenario;
-    let o = &report.outcome;
+    let s = &result.loaded.scenario;
+    let o = &result.outcome;
     let mut out = String::new();
-    out.push_str(&format!("{}  ({})\n", s.name, report.loaded.file));
+    out.push_str(&format!("{}  ({})\n", s.name, result.loaded.file));
     if !s.description.is_empty() {
         out.push_str(&format!("  {}\n", s.description));
     }
     out.push_str(&format!(
         "  {}, seed {}: {} simulated, {} events ({} messages sent, {} delivered, {} timers)\n\n",
         s.protocol.kind(),
-        report.seed,
+        result.seed,
         fmt_secs(o.end_ns),
         o.trace.len(),
         o.stats.sent,
@@ -108,8 +108,8 @@ pub fn render_run(report: &RunReport<'_>, mode: TimelineMode) -> String {
         };
         out.push_str(&format!("  {:<17} {verdict}  {detail}\n", v.invariant.id()));
     }
-    let unfired = report.unfired();
-    let names = report.names();
+    let unfired = result.unfired();
+    let names = result.names();
     for u in &unfired {
         out.push_str(&format!(
             "  {}  NEVER FIRED: {}; the verdicts do not cover it\n",
@@ -117,7 +117,7 @@ pub fn render_run(report: &RunReport<'_>, mode: TimelineMode) -> String {
             u.describe(&names)
         ));
     }
-    let mut problems: Vec<String> = report
+    let mut problems: Vec<String> = result
         .mismatches()
         .iter()
         .map(|m| format!("{} expected {}, got {}", m.invariant.id(), m.expected.word(), m.got))

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::load::load_file;
 use crate::render::{Cast, Marks};
-use crate::run_result::RunReport;
+use crate::run_result::RunResult;
 use crate::timeline::{TimelineMode, render_run};
 use crate::trace_file;
 
@@ -27,31 +27,31 @@ pub(super) fn run(
             return BAD_INPUT;
         }
     };
-    let report = RunReport::run(&loaded, seed);
+    let result = RunResult::run(&loaded, seed);
     if let Some(trace_path) = &trace
-        && let Err(e) = crate::atomic_file::write(trace_path, trace_file::trace_text(&report).as_bytes())
+        && let Err(e) = crate::atomic_file::write(trace_path, trace_file::trace_text(&result).as_bytes())
     {
         eprintln!("error: {}: cannot write the trace: {e}", trace_path.display());
         return BAD_INPUT;
     }
     match (view, format) {
         (Some(view), _) => out(&view.render(
-            &report.outcome.trace,
+            &result.outcome.trace,
             &Cast::of(&loaded.scenario),
-            &Marks::from_verdicts(&report.outcome.verdicts),
+            &Marks::from_verdicts(&result.outcome.verdicts),
         )),
-        (None, Format::Text) => out(&render_run(&report, timeline)),
+        (None, Format::Text) => out(&render_run(&result, timeline)),
         (None, Format::Json) => out(&format!(
             "{}\n",
-            serde_json::to_string_pretty(&report.json()).expect("json")
+            serde_json::to_string_pretty(&result.json()).expect("json")
         )),
     }
-    if report.as_expected() {
+    if result.as_expected() {
         OK
     } else {
         // stderr, so a redirected diagram stays clean; JSON callers read `as_expected`.
         if view.is_some() || format == Format::Text {
-            eprintln!("reproduce: locksim run {} --seed {}", loaded.file, report.seed);
+            eprintln!("reproduce: locksim run {} --seed {}", loaded.file, result.seed);
         }
         FAILED
     }

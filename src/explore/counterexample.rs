@@ -12,7 +12,7 @@ use super::scenario_toml::Overrides;
 use super::shrink::{Candidate, Finding, shrink};
 use super::swarm::plan_for_seed;
 use crate::load::{LoadedScenario, parse_scenario};
-use crate::run_result::RunReport;
+use crate::run_result::RunResult;
 
 /// A written minimal counterexample.
 pub struct Written {
@@ -169,8 +169,8 @@ fn write_if_it_reproduces(loaded: &LoadedScenario, w: &mut Written, text: &str) 
         file: path.display().to_string(),
         source: text.to_string(),
     };
-    let report = RunReport::run(&replay, None);
-    if !matches!(report.status(w.invariant), Some(Status::Violated(_))) {
+    let result = RunResult::run(&replay, None);
+    if !matches!(result.status(w.invariant), Some(Status::Violated(_))) {
         return Err(format!(
             "the shrunk scenario does not violate {} when replayed, so it was not written to {}; this is a bug in locksim explore",
             w.invariant.id(),
@@ -178,7 +178,7 @@ fn write_if_it_reproduces(loaded: &LoadedScenario, w: &mut Written, text: &str) 
         ));
     }
     crate::atomic_file::write(path, text.as_bytes()).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
-    crate::atomic_file::write(&w.trace, crate::trace_file::trace_text(&report).as_bytes())
+    crate::atomic_file::write(&w.trace, crate::trace_file::trace_text(&result).as_bytes())
         .map_err(|e| format!("{}: cannot write: {e}", w.trace.display()))
 }
 

@@ -79,7 +79,7 @@ impl Shape {
 }
 
 /// Places each diagram item (`diagram.rs`) on its own row.
-pub(super) fn layout(events: &[TraceEvent], marks: &Marks, names: &[&str], servers: usize) -> Layout {
+pub(super) fn layout(events: &[TraceEvent], marks: &Marks, names: &[&str], lock_servers: usize) -> Layout {
     let column = |name: &str| names.iter().position(|n| *n == name);
     let mut lives = Lives::new(events, names);
     let mut now = vec![Life::Running; names.len()];
@@ -96,7 +96,7 @@ pub(super) fn layout(events: &[TraceEvent], marks: &Marks, names: &[&str], serve
                     continue;
                 };
                 now = lives.advance(e.index).to_vec();
-                let note = note(e, marks, servers, span, names.len());
+                let note = note(e, marks, lock_servers, span, names.len());
                 let h = i32::try_from(note.lines.len()).unwrap_or(1) * LINE + 2 * PAD;
                 (Some(e.t_ns), Shape::Note(note), h)
             }
@@ -145,14 +145,14 @@ fn span(e: &TraceEvent, column: &impl Fn(&str) -> Option<usize>, columns: usize)
     Some((a.min(b), a.max(b)))
 }
 
-fn note(e: &TraceEvent, marks: &Marks, servers: usize, (a, b): (usize, usize), columns: usize) -> Note {
+fn note(e: &TraceEvent, marks: &Marks, lock_servers: usize, (a, b): (usize, usize), columns: usize) -> Note {
     let emphasis = emphasis(e, marks);
     let mut lines = Vec::new();
     let clocks = local_clocks(e);
     if !clocks.is_empty() {
         lines.push((format!("local {}", clocks.join(" · ")), Tone::Quiet));
     }
-    lines.extend(describe(e, servers).into_iter().map(|l| (l, Tone::Plain)));
+    lines.extend(describe(e, lock_servers).into_iter().map(|l| (l, Tone::Plain)));
     if let Some(Emphasis::Violation(ids)) = &emphasis {
         lines.push((format!("VIOLATES {ids}"), Tone::Alarm));
     }
