@@ -149,7 +149,10 @@ fn synthetic() -> (Vec<TraceEvent>, Cast, Marks) {
     let mut marks = Marks::default();
     marks.add(i, "mutual_exclusion");
     marks.add(i, "stale_write");
-    let cast = Cast::new(vec![("client-0".into(), Role::Client), ("end".into(), Role::Server)]);
+    let cast = Cast::new(
+        vec![("client-0".into(), Role::Client), ("end".into(), Role::Server)],
+        vec!["end".into()],
+    );
     (events, cast, marks)
 }
 

@@ -342,3 +342,24 @@ stale_write = "held"
     assert_eq!(o.status.code(), Some(2), "--render and --format exclude each other");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The lock servers a grant set numbers are the layout's server group: a Redis replica and
+/// Redlock's token counter are servers that grant no lock.
+#[test]
+fn the_casts_lock_servers_are_the_layouts_server_group() {
+    let cast_of = |protocol: &str| {
+        let text = format!("name = \"c\"\nduration_ms = 1000\n[protocol]\n{protocol}\n");
+        Cast::of(&locksim::load::parse_scenario("cast.toml", &text).unwrap_or_else(|e| panic!("{e}")))
+    };
+    let single = cast_of("kind = \"single-redis\"\nclients = 1\nreplicas = 1");
+    assert_eq!(single.lock_servers(), ["server-0"], "a replica grants nothing");
+    assert_eq!(single.role("replica-0"), Some(locksim::protocols::Role::Server));
+    let redlock = cast_of("kind = \"redlock\"\nservers = 3\nfencing_tokens = \"counter\"");
+    assert_eq!(
+        redlock.lock_servers(),
+        ["server-0", "server-1", "server-2"],
+        "nor does a token counter"
+    );
+    assert_eq!(redlock.role("counter"), Some(locksim::protocols::Role::Server));
+    assert_eq!(redlock.role("nobody"), None);
+}

@@ -28,15 +28,29 @@ pub struct Layout {
     /// The events of each role, as first declared — also by a group of no nodes, so that
     /// `locksim list` documents the events of a role the default knobs leave out.
     role_events: Vec<(Role, &'static [&'static str])>,
+    /// Each group's prefix and members, as declared: a model's vocabulary can say which group
+    /// it numbers (a lock grant's bit i is the i-th member of the lock servers' group).
+    groups: Vec<(String, Vec<NodeId>)>,
 }
 
 impl Layout {
     /// Declares `count` nodes `<prefix>-0`, `<prefix>-1`, ... and returns their ids.
     pub fn group(&mut self, prefix: &str, count: u32, role: Role, events: &'static [&'static str]) -> Vec<NodeId> {
         self.note_role(role, events);
-        (0..count)
+        let members: Vec<NodeId> = (0..count)
             .map(|i| self.push(format!("{prefix}-{i}"), role, events))
-            .collect()
+            .collect();
+        self.groups.push((prefix.to_string(), members.clone()));
+        members
+    }
+
+    /// The members of the group declared with `prefix`, in order (none if there is no such
+    /// group).
+    pub fn group_members(&self, prefix: &str) -> &[NodeId] {
+        self.groups
+            .iter()
+            .find(|(p, _)| p == prefix)
+            .map_or(&[], |(_, members)| members.as_slice())
     }
 
     /// Declares one node called `name` and returns its id.

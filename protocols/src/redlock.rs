@@ -6,8 +6,8 @@
 //! retries after a random delay. Redlock offers no fencing token (Kleppmann's point); a scenario
 //! may give the resource tokens from a separate counter Redis.
 
-use crate::lock::LockSetup;
 use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
+use crate::lock::{LockSetup, SERVER_GROUP};
 use locksim_sim::{Level, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
@@ -136,7 +136,7 @@ impl Redlock {
     fn declare(&self) -> (Layout, RedlockNodes) {
         let mut layout = Layout::default();
         let clients = layout.group("client", self.clients, Role::Client, CLIENT_EVENTS);
-        let servers = layout.group("server", self.servers, Role::Server, SERVER_EVENTS);
+        let servers = layout.group(SERVER_GROUP, self.servers, Role::Server, SERVER_EVENTS);
         let counter = self
             .has_counter()
             .then(|| layout.one("counter", Role::Server, SERVER_EVENTS));

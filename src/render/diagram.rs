@@ -11,7 +11,6 @@ use locksim_protocols::lock::obs::{Deadline, LockObs, short_lease};
 use locksim_sim::history::DropReason;
 use locksim_sim::trace::{Happening, TraceEvent};
 
-use super::cast::lock_server_name;
 use super::messages::{Arrow, Fate, Step, arrows};
 use super::select::{Fold, Row, TimelineMode, select};
 use super::{Marks, NETWORK, secs};
@@ -160,7 +159,7 @@ pub(crate) fn network_nodes(e: &TraceEvent) -> Option<(&str, Option<&str>)> {
 /// The note lines for `e`. An acquisition spells out its token, validity and — when there are
 /// several lock servers — which of them granted it, so a Redlock diagram shows two clients
 /// each holding a majority; everything else is the simulator's own text.
-pub(crate) fn describe(e: &TraceEvent, lock_servers: usize) -> Vec<String> {
+pub(crate) fn describe(e: &TraceEvent, lock_servers: &[String]) -> Vec<String> {
     let Happening::Observe(o) = &e.what else {
         return vec![e.text.clone()];
     };
@@ -185,12 +184,17 @@ pub(crate) fn describe(e: &TraceEvent, lock_servers: usize) -> Vec<String> {
     let mut lines = vec![format!("ACQUIRED lease {} · {token} · {validity}", short_lease(lease))];
     // The granting servers, for a lock held on several (Redlock); none when the lock service
     // decides alone (a single Redis, etcd's leader).
-    if lock_servers > 1 && servers != 0 {
-        let held: Vec<String> = (0..32)
+    if lock_servers.len() > 1 && servers != 0 {
+        let held: Vec<&str> = (0..32)
             .filter(|i| servers & (1 << i) != 0)
-            .map(lock_server_name)
+            .map(|i| lock_servers.get(i).map_or("an undeclared server", String::as_str))
             .collect();
-        lines.push(format!("on {} ({} of {lock_servers})", held.join(", "), held.len()));
+        lines.push(format!(
+            "on {} ({} of {})",
+            held.join(", "),
+            held.len(),
+            lock_servers.len()
+        ));
     }
     lines
 }
@@ -259,15 +263,16 @@ mod tests {
 
     #[test]
     fn an_acquisition_note_reads_the_lock_fact() {
+        let three = ["server-0", "server-1", "server-2"].map(String::from);
         assert_eq!(
-            describe(&acquired(Deadline::Mono(9)), 3),
+            describe(&acquired(Deadline::Mono(9)), &three),
             [
                 "ACQUIRED lease caa5 · token 7 · validity 1.500 s",
                 "on server-0, server-2 (2 of 3)"
             ]
         );
         assert_eq!(
-            describe(&acquired(Deadline::Untracked), 1),
+            describe(&acquired(Deadline::Untracked), &three[..1]),
             ["ACQUIRED lease caa5 · token 7 · no deadline tracked"]
         );
     }

@@ -261,6 +261,7 @@ sequenceDiagram
             ]
             .map(|(n, r)| (n.to_string(), r))
             .to_vec(),
+            vec!["server-0".into(), "server-1".into()],
         );
         assert_eq!(mermaid(&events, &cast, &marks), expected);
     }

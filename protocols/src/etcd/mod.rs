@@ -10,9 +10,9 @@ pub mod msg;
 pub mod obs;
 pub mod server;
 
-use crate::lock::LockSetup;
 use crate::lock::check_lock;
 use crate::lock::obs::RESOURCE_EVENTS;
+use crate::lock::{LockSetup, SERVER_GROUP};
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
 use crate::knobs::{KnobError, Knobs};
@@ -139,7 +139,7 @@ impl EtcdLease {
     fn declare(&self) -> (Layout, EtcdNodes) {
         let mut layout = Layout::default();
         let clients = layout.group("client", self.clients, Role::Client, obs::CLIENT_EVENTS);
-        let servers = layout.group("server", self.servers, Role::Server, obs::SERVER_EVENTS);
+        let servers = layout.group(SERVER_GROUP, self.servers, Role::Server, obs::SERVER_EVENTS);
         let resource = layout.one("resource", Role::Resource, RESOURCE_EVENTS);
         let nodes = EtcdNodes {
             clients,

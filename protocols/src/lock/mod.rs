@@ -10,6 +10,12 @@ pub mod obs;
 pub use check::{LockSetup, check_lock};
 pub use obs::LockObs;
 
+/// The layout group of a lock service's servers (`server-0`, `server-1`, ...): bit i of a
+/// grant set (`LockObs::Acquired::servers`, `LockObs::AcquireReplies`) is its i-th member. A
+/// lock model declares its lock servers as this group; other servers (a replica, a token
+/// counter) grant no lock and stay outside it.
+pub const SERVER_GROUP: &str = "server";
+
 /// An observation that may be a lock fact: how the lock checkers find the facts they judge in
 /// a model's own observation type (which may record other things besides).
 pub trait AsLock {

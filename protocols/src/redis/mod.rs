@@ -7,8 +7,8 @@ pub mod min_replicas;
 pub mod server;
 pub mod store;
 
-use crate::lock::LockSetup;
 use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
+use crate::lock::{LockSetup, SERVER_GROUP};
 use locksim_sim::{Level, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs};
@@ -165,7 +165,8 @@ impl SingleRedis {
     fn declare(&self) -> (Layout, RedisNodes) {
         let mut layout = Layout::default();
         let clients = layout.group("client", self.clients, Role::Client, CLIENT_EVENTS);
-        let server = layout.one("server-0", Role::Server, SERVER_EVENTS);
+        // One lock server, in the lock servers' group: `server-0`.
+        let server = layout.group(SERVER_GROUP, 1, Role::Server, SERVER_EVENTS)[0];
         let replicas = layout.group("replica", self.replicas, Role::Server, SERVER_EVENTS);
         let resource = layout.one("resource", Role::Resource, RESOURCE_EVENTS);
         let nodes = RedisNodes {

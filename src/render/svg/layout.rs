@@ -79,7 +79,7 @@ impl Shape {
 }
 
 /// Places each diagram item (`diagram.rs`) on its own row.
-pub(super) fn layout(events: &[TraceEvent], marks: &Marks, names: &[&str], lock_servers: usize) -> Layout {
+pub(super) fn layout(events: &[TraceEvent], marks: &Marks, names: &[&str], lock_servers: &[String]) -> Layout {
     let column = |name: &str| names.iter().position(|n| *n == name);
     let mut lives = Lives::new(events, names);
     let mut now = vec![Life::Running; names.len()];
@@ -145,7 +145,7 @@ fn span(e: &TraceEvent, column: &impl Fn(&str) -> Option<usize>, columns: usize)
     Some((a.min(b), a.max(b)))
 }
 
-fn note(e: &TraceEvent, marks: &Marks, lock_servers: usize, (a, b): (usize, usize), columns: usize) -> Note {
+fn note(e: &TraceEvent, marks: &Marks, lock_servers: &[String], (a, b): (usize, usize), columns: usize) -> Note {
     let emphasis = emphasis(e, marks);
     let mut lines = Vec::new();
     let clocks = local_clocks(e);
