@@ -126,11 +126,7 @@ fn action_lines(out: &mut String, action: &FaultAction, names: &Names) {
             one_way,
             heal_after_ns,
         } => {
-            let groups: Vec<String> = groups
-                .iter()
-                .map(|g| format!("[{}]", g.iter().map(|x| n(*x)).collect::<Vec<_>>().join(", ")))
-                .collect();
-            line(out, "groups", format!("[{}]", groups.join(", ")));
+            line(out, "groups", groups_toml(groups, names));
             if *one_way {
                 line(out, "one_way", "true".into());
             }
@@ -179,4 +175,18 @@ fn action_lines(out: &mut String, action: &FaultAction, names: &Names) {
         }
         FaultAction::Failover { .. } => {}
     }
+}
+
+/// A partition's groups as an array of arrays of node names.
+fn groups_toml(groups: &[Vec<NodeId>], names: &Names) -> String {
+    let groups: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            format!(
+                "[{}]",
+                g.iter().map(|x| quote(names.of(*x))).collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect();
+    format!("[{}]", groups.join(", "))
 }
