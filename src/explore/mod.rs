@@ -1,7 +1,8 @@
 //! Property-based exploration (DESIGN: "engineers state a protocol variant and its fault
 //! space, explore thousands of seeds, get the smallest failing fault schedule back as a
-//! scenario file"): fault spaces, swarm plans derived from a seed, a deterministic parallel
-//! runner, and shrinking.
+//! scenario file"): swarm plans derived from a seed and drawn from the scenario's fault space
+//! ([`crate::fault_space`], which the loader reads), a deterministic parallel runner, shrinking,
+//! and the minimal counterexample written back as a scenario file.
 
 pub mod counterexample;
 pub mod plan;
@@ -14,7 +15,6 @@ pub mod strategy;
 pub mod summary;
 pub mod swarm;
 
-pub use crate::fault_space::{FaultKind, FaultSpace, KindLimits};
 pub use plan::Plan;
 pub use runner::{Options, Summary, explore};
 pub use shape::{PlanShape, ShapeNode};
