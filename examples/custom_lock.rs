@@ -17,7 +17,7 @@
 //! - `resource`: locksim's fenced resource (`locksim::protocols::resource::Resource`), strict.
 //!
 //! The world's message type is this file's own ([`Wire`]). locksim's Redis server speaks the
-//! lock world's messages (`locksim::protocols::lock_world::Msg`), so it runs here through a
+//! lock world's messages (`locksim::protocols::redis::msg::Msg`), so it runs here through a
 //! small adapter ([`lock_world_step`]): a step of it runs against a context of its own message
 //! type, and its effects are replayed, in order, as this world's. The resource's logic is a
 //! plain function (`Resource::handle`), wrapped the same way the built-in worlds wrap it.
@@ -36,12 +36,12 @@ use std::fmt;
 use locksim::proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use locksim::protocols::lock::check::{FENCING_ORDER, LOCK_INVARIANTS, TOKEN_MONOTONIC};
 use locksim::protocols::lock::obs::{Deadline, RESOURCE_EVENTS};
+use locksim::protocols::lock::resource::{Fencing, Resource, ResourceConfig, ResourceKind, ResourceOp, ResourceReply};
 use locksim::protocols::lock::{LockObs, LockSetup, check_lock};
-use locksim::protocols::lock_world::Msg;
 use locksim::protocols::redis::cmd::{Cmd, Key, Reply, Value};
 use locksim::protocols::redis::min_replicas::MinReplicasConfig;
+use locksim::protocols::redis::msg::Msg;
 use locksim::protocols::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
-use locksim::protocols::resource::{Fencing, Resource, ResourceConfig, ResourceKind, ResourceOp, ResourceReply};
 use locksim::sim::rng::uniform;
 use locksim::sim::time::NS_PER_MS;
 use locksim::sim::{

@@ -3,8 +3,8 @@
 //! parser in documenting mode, so they are the knobs the models actually read.
 
 use locksim_protocols::knobs::{KnobDoc, Knobs};
+use locksim_protocols::lock::resource::ResourceConfig;
 use locksim_protocols::registry::{self, PROTOCOLS};
-use locksim_protocols::resource::ResourceConfig;
 use locksim_protocols::{Protocol, Role};
 
 use crate::load::faults::FAULT_DOCS;

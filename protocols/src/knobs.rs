@@ -5,6 +5,13 @@
 
 use std::fmt;
 
+/// The most clients (or app servers) a world may have.
+pub const MAX_CLIENTS: u64 = 64;
+/// An hour, in ms: the unit of most knobs' upper bounds.
+pub const HOUR_MS: u64 = 3_600_000;
+/// Thirty days, in ms: the cap on windows and delays.
+pub const MAX_MS: u64 = 30 * 24 * HOUR_MS;
+
 /// A knob's value as written in the file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum KnobValue {

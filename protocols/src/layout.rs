@@ -103,7 +103,7 @@ impl Layout {
     }
 
     /// Starts the world's node setups: each takes its name from this layout and its clock
-    /// from `clock_of` (the scenario's `Scenario::clock_of`).
+    /// from `clock_of` (`Setting::clock_of`).
     pub fn setups<N, C: Fn(NodeId) -> ClockSpec>(&self, clock_of: C) -> Setups<'_, N, C> {
         Setups {
             layout: self,

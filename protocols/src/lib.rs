@@ -7,21 +7,25 @@ pub mod ids;
 pub mod knobs;
 pub mod layout;
 pub mod lock;
-pub mod lock_client;
-pub mod lock_world;
+pub mod outcome;
 pub mod protocol;
 pub mod redis;
 pub mod redlock;
 pub mod registry;
-pub mod resource;
 pub mod runner;
 pub mod scenario;
 pub mod scheduler;
 pub mod session;
+pub mod setting;
 pub mod snowflake;
 
 pub use layout::{Layout, NodeDecl, Role};
+/// The fenced resource every lock world protects, also at its former path
+/// (`locksim_protocols::resource`), which the CLI's loader still names.
+pub use lock::resource;
+pub use outcome::Outcome;
 pub use protocol::{Protocol, ProtocolSpec};
 pub use registry::{PROTOCOLS, Registry};
-pub use runner::{Outcome, run};
+pub use runner::{run, run_world};
 pub use scenario::{Expected, Model, Scenario};
+pub use setting::Setting;

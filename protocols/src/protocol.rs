@@ -3,6 +3,11 @@
 //! are its protections) and a configuration type implementing [`Protocol`] (its nodes, its
 //! faults' targets, and how to run and judge a scenario). Nothing outside the model's folder
 //! names its type: the registry lists its spec, and everything else goes through the trait.
+//!
+//! A model runs in a [`Setting`] (duration, network, clocks, faults, resource), not a whole
+//! [`Scenario`](crate::Scenario): the scenario holds the model, and [`crate::runner::run`]
+//! joins the two. A model's `run` builds its nodes from its [`Layout`] and hands them to
+//! [`crate::runner::run_world`] with its checker.
 
 use std::any::Any;
 use std::fmt;
@@ -11,8 +16,8 @@ use locksim_sim::{Invariant, Level};
 
 use crate::knobs::{KnobError, Knobs};
 use crate::layout::Layout;
-use crate::runner::Outcome;
-use crate::scenario::Scenario;
+use crate::outcome::Outcome;
+use crate::setting::Setting;
 
 /// What the registry, the loader and `locksim list` know of a model before parsing a scenario.
 pub struct ProtocolSpec {
@@ -75,6 +80,8 @@ pub trait Protocol: DynEq + fmt::Debug + Send + Sync + 'static {
     fn issues_tokens(&self) -> bool {
         false
     }
-    /// Runs `s` with `seed` and judges it: one verdict per `spec().invariants`, in that order.
-    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome;
+    /// Runs the model in `setting` with `seed` and judges it: one verdict per
+    /// `spec().invariants`, in that order. (The setting, not the scenario: a scenario holds
+    /// its model, see [`crate::setting`].)
+    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome;
 }

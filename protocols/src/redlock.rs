@@ -10,20 +10,20 @@ use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
 use crate::lock::{LockSetup, SERVER_GROUP};
 use locksim_sim::{Level, NodeId, NodeSetup};
 
+use crate::knobs::MAX_CLIENTS;
 use crate::knobs::{KnobError, Knobs};
 use crate::layout::{Layout, Role};
 use crate::lock::check::LOCK_INVARIANTS;
-use crate::lock_client::{
-    Acquire, ClientConfig, ElapsedClock, FencingTokens, LockClient, LockService, drift_allowance_ns,
-};
-use crate::lock_world::{LockNode, run_lock_world};
+use crate::lock::knobs::{Acquire, ClientConfig, ElapsedClock, FencingTokens, parse_liveness_window};
+use crate::lock::resource::Resource;
+use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
+use crate::redis::client::{LockClient, LockService, drift_allowance_ns};
 use crate::redis::min_replicas::MinReplicasConfig;
+use crate::redis::parse_server;
 use crate::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
-use crate::redis::{MAX_CLIENTS, parse_liveness_window, parse_server};
-use crate::resource::Resource;
-use crate::runner::Outcome;
-use crate::scenario::Scenario;
+use crate::redis::world::{RedisWorldNode, run_redis_world};
+use crate::setting::Setting;
 
 pub static SPEC: ProtocolSpec = ProtocolSpec {
     kind: "redlock",
@@ -150,7 +150,7 @@ impl Redlock {
         (layout, nodes)
     }
 
-    pub fn build(&self, s: &Scenario) -> (Vec<NodeSetup<LockNode>>, LockSetup) {
+    pub fn build(&self, setting: Setting<'_>) -> (Vec<NodeSetup<RedisWorldNode>>, LockSetup) {
         let (
             layout,
             RedlockNodes {
@@ -172,16 +172,16 @@ impl Redlock {
             counter,
             resource,
         };
-        let mut nodes = layout.setups(|node| s.clock_of(node));
+        let mut nodes = layout.setups(|node| setting.clock_of(node));
         for (i, &c) in clients.iter().enumerate() {
             let client = LockClient::new(self.client, i as u64, service.clone());
-            nodes.add(c, LockNode::Client(client));
+            nodes.add(c, RedisWorldNode::Client(client));
         }
         let primary = RedisRole::Primary;
         for &server in &servers {
             nodes.add(
                 server,
-                LockNode::Redis(RedisServer::new(self.server, primary, Vec::new())),
+                RedisWorldNode::Redis(RedisServer::new(self.server, primary, Vec::new())),
             );
         }
         if let Some(counter) = counter {
@@ -192,9 +192,12 @@ impl Redlock {
                 delayed_restart_ns: 0,
                 min_replicas: MinReplicasConfig::OFF,
             };
-            nodes.add(counter, LockNode::Redis(RedisServer::new(cfg, primary, Vec::new())));
+            nodes.add(
+                counter,
+                RedisWorldNode::Redis(RedisServer::new(cfg, primary, Vec::new())),
+            );
         }
-        nodes.add(resource, LockNode::Resource(Resource::new(s.resource)));
+        nodes.add(resource, RedisWorldNode::Resource(Resource::new(setting.resource)));
         let setup = LockSetup {
             clients,
             servers,
@@ -231,8 +234,8 @@ impl Protocol for Redlock {
         self.client.fencing_tokens != FencingTokens::None
     }
 
-    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
-        let (nodes, setup) = self.build(s);
-        run_lock_world(nodes, setup, s, seed, level)
+    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+        let (nodes, setup) = self.build(setting);
+        run_redis_world(nodes, setup, setting, seed, level)
     }
 }

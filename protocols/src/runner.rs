@@ -1,44 +1,32 @@
 //! Running a scenario: building its world, running it, judging the history. Models call
 //! [`run_world`] from their `Protocol::run`; they never import the registry.
 
-use locksim_sim::trace::{TraceEvent, erase};
-use locksim_sim::{History, Level, Node, NodeSetup, Stats, Unfired, Verdict, World, WorldConfig};
+use locksim_sim::trace::erase;
+use locksim_sim::{History, Level, Node, NodeSetup, Verdict, World, WorldConfig};
 
+use crate::outcome::Outcome;
 use crate::scenario::Scenario;
+use crate::setting::Setting;
 
-/// A finished run, with message and observation types erased.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    pub verdicts: Vec<Verdict>,
-    /// Every event, erased for traces and timelines — with `Level::Full` only: building it
-    /// costs several times the simulation itself, and exploration wants verdicts alone.
-    pub trace: Vec<TraceEvent>,
-    pub stats: Stats,
-    pub end_ns: u64,
-    /// The plan entries whose trigger never came (an `after` event that did not happen often
-    /// enough): what the verdicts do not cover.
-    pub unfired_faults: Vec<Unfired>,
-}
-
-/// Runs `s` with `seed` and judges it.
+/// Runs `s` with `seed` and judges it: its model run in its setting.
 pub fn run(s: &Scenario, seed: u64, level: Level) -> Outcome {
-    s.protocol.run(s, seed, level)
+    s.protocol.run(s.setting(), seed, level)
 }
 
-/// Runs a world built from `s` and judges its history with `check`: what every model's
-/// `Protocol::run` does.
+/// Runs a world of `nodes` in `setting` and judges its history with `check`: what every
+/// model's `Protocol::run` does.
 pub fn run_world<N: Node>(
     nodes: Vec<NodeSetup<N>>,
-    s: &Scenario,
+    setting: Setting<'_>,
     seed: u64,
     level: Level,
     check: impl FnOnce(&History<N::Msg, N::Obs>) -> Vec<Verdict>,
 ) -> Outcome {
     let cfg = WorldConfig {
         seed,
-        end_ns: s.duration_ns,
-        network: s.network.clone(),
-        faults: s.faults.clone(),
+        end_ns: setting.duration_ns,
+        network: setting.network.clone(),
+        faults: setting.faults.clone(),
         level,
     };
     let (history, unfired_faults) = World::new(nodes, cfg).run_reporting_unfired();

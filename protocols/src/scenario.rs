@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use locksim_sim::{ClockSpec, FaultPlan, Invariant, Names, NetworkConfig, NodeId};
 
+use crate::lock::resource::ResourceConfig;
 use crate::protocol::Protocol;
-use crate::resource::ResourceConfig;
+use crate::setting::Setting;
 
 /// What a scenario expects of an invariant.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -93,12 +94,19 @@ impl Scenario {
         self.protocol.layout().names()
     }
 
-    /// The clock spec of node `index` (default: exact, offset 0).
+    /// What its model runs in: everything but the model and the expectations.
+    pub fn setting(&self) -> Setting<'_> {
+        Setting {
+            duration_ns: self.duration_ns,
+            network: &self.network,
+            clocks: &self.clocks,
+            faults: &self.faults,
+            resource: self.resource,
+        }
+    }
+
+    /// The clock spec of `node` (default: exact, offset 0).
     pub fn clock_of(&self, node: NodeId) -> ClockSpec {
-        self.clocks
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == node)
-            .map_or(ClockSpec::default(), |(_, c)| *c)
+        self.setting().clock_of(node)
     }
 }

@@ -14,7 +14,7 @@ use std::fmt;
 use std::path::Path;
 
 use locksim_protocols::knobs::{KnobEntry, KnobError, KnobValue, Knobs};
-use locksim_protocols::resource::ResourceConfig;
+use locksim_protocols::lock::resource::ResourceConfig;
 use locksim_protocols::{Expected, Model, Registry, Scenario};
 use locksim_sim::{FaultPlan, Invariant};
 use toml::de::DeTable;

@@ -15,15 +15,16 @@ use crate::lock::obs::RESOURCE_EVENTS;
 use crate::lock::{LockSetup, SERVER_GROUP};
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
+use crate::knobs::MAX_CLIENTS;
 use crate::knobs::{KnobError, Knobs};
 use crate::layout::{Layout, Role};
 use crate::lock::check::LOCK_INVARIANTS;
-use crate::lock_client::{ClientConfig, FencingTokens};
+use crate::lock::knobs::{ClientConfig, FencingTokens, parse_liveness_window};
+use crate::lock::resource::{Resource, ResourceKind};
+use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
-use crate::redis::{MAX_CLIENTS, parse_liveness_window};
-use crate::resource::{Resource, ResourceKind};
-use crate::runner::{Outcome, run_world};
-use crate::scenario::Scenario;
+use crate::runner::run_world;
+use crate::setting::Setting;
 use client::{EtcdClient, EtcdClientConfig, SessionDeadline};
 use msg::Msg;
 use obs::EtcdObs;
@@ -149,7 +150,7 @@ impl EtcdLease {
         (layout, nodes)
     }
 
-    pub fn build(&self, s: &Scenario) -> (Vec<NodeSetup<EtcdNode>>, LockSetup) {
+    pub fn build(&self, setting: Setting<'_>) -> (Vec<NodeSetup<EtcdNode>>, LockSetup) {
         let (
             layout,
             EtcdNodes {
@@ -162,9 +163,9 @@ impl EtcdLease {
             keepalive_ns: self.keepalive_ns,
             waiter_recheck: self.waiter_recheck,
             session_deadline: self.session_deadline,
-            txn_resource: s.resource.kind == ResourceKind::EtcdTxn,
+            txn_resource: setting.resource.kind == ResourceKind::EtcdTxn,
         };
-        let mut nodes = layout.setups(|node| s.clock_of(node));
+        let mut nodes = layout.setups(|node| setting.clock_of(node));
         for (i, &c) in clients.iter().enumerate() {
             let client = EtcdClient::new(self.client, etcd, i as u64, servers.clone(), resource);
             nodes.add(c, EtcdNode::Client(client));
@@ -175,7 +176,7 @@ impl EtcdLease {
                 EtcdNode::Server(EtcdServer::new(self.server, i, servers.clone())),
             );
         }
-        nodes.add(resource, EtcdNode::Resource(Resource::new(s.resource)));
+        nodes.add(resource, EtcdNode::Resource(Resource::new(setting.resource)));
         let setup = LockSetup {
             clients,
             servers,
@@ -219,9 +220,9 @@ impl Protocol for EtcdLease {
         self.client.fencing_tokens != FencingTokens::None
     }
 
-    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
-        let (nodes, setup) = self.build(s);
-        run_world(nodes, s, seed, level, |h| check_lock(h, &setup))
+    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+        let (nodes, setup) = self.build(setting);
+        run_world(nodes, setting, seed, level, |h| check_lock(h, &setup))
     }
 }
 

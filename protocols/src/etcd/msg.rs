@@ -6,7 +6,7 @@ use std::fmt;
 use locksim_sim::NodeId;
 
 use crate::lock::obs::short_lease;
-use crate::resource::{ResourceOp, ResourceReply};
+use crate::lock::resource::{ResourceOp, ResourceReply};
 
 /// The lock key of a lease: `/lock/l/<lease in hex>`.
 pub fn lock_key(lease: i64) -> String {

@@ -1,11 +1,15 @@
 //! What every lock protocol shares: the facts its clients, servers and protected resource
-//! record ([`obs`]) and the checkers that judge them ([`check`]). Single Redis, Redlock, the
-//! etcd-style lease and a user's own lock all record [`LockObs`], so one set of checkers
-//! judges them all, and a new lock protocol gets them by implementing [`AsLock`].
+//! record ([`obs`]), the checkers that judge them ([`check`]), the fenced resource every lock
+//! world protects ([`resource`]) and the knobs every lock client reads ([`knobs`]). Single
+//! Redis, Redlock, the etcd-style lease and a user's own lock all record [`LockObs`], so one
+//! set of checkers judges them all, and a new lock protocol gets them by implementing
+//! [`AsLock`].
 
 pub mod check;
 mod deadline;
+pub mod knobs;
 pub mod obs;
+pub mod resource;
 
 pub use check::{LockSetup, check_lock};
 pub use obs::LockObs;

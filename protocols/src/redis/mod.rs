@@ -1,27 +1,32 @@
 //! The single Redis lock (DESIGN section 4): one Redis server — optionally with one or two
 //! replicas fed asynchronously, the first of which a `failover` promotes (the other then
-//! follows it) — the lock clients of `lock_client`, and the fenced resource.
+//! follows it) — the lock clients of [`client`], and the fenced resource.
 
+pub mod client;
 pub mod cmd;
 pub mod min_replicas;
+pub mod msg;
+pub mod sentinel;
 pub mod server;
 pub mod store;
+pub mod world;
 
 use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
 use crate::lock::{LockSetup, SERVER_GROUP};
 use locksim_sim::{Level, NodeId, NodeSetup};
 
-use crate::knobs::{KnobError, Knobs};
+use crate::knobs::{KnobError, Knobs, MAX_CLIENTS, MAX_MS};
 use crate::layout::{Layout, Role};
 use crate::lock::check::LOCK_INVARIANTS;
-use crate::lock_client::{ClientConfig, ElapsedClock, FencingTokens, LockClient, LockService};
-use crate::lock_world::{LockNode, run_lock_world};
+use crate::lock::knobs::{ClientConfig, ElapsedClock, FencingTokens, parse_liveness_window};
+use crate::lock::resource::Resource;
+use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
-use crate::resource::Resource;
-use crate::runner::Outcome;
-use crate::scenario::Scenario;
+use crate::setting::Setting;
+use client::{LockClient, LockService};
 use min_replicas::MinReplicasConfig;
 use server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
+use world::{RedisWorldNode, run_redis_world};
 
 pub static SPEC: ProtocolSpec = ProtocolSpec {
     kind: "single-redis",
@@ -56,11 +61,6 @@ pub struct SingleRedis {
     pub liveness_window_ns: u64,
 }
 
-/// The most clients a world may have.
-pub const MAX_CLIENTS: u64 = 64;
-/// Thirty days, in ms: the cap on windows and delays.
-const MAX_MS: u64 = 30 * 24 * 3_600_000;
-
 /// Reads the knobs of a Redis server process (shared with Redlock's servers).
 pub fn parse_server(k: &mut Knobs) -> Result<RedisConfig, KnobError> {
     Ok(RedisConfig {
@@ -89,17 +89,6 @@ pub fn parse_server(k: &mut Knobs) -> Result<RedisConfig, KnobError> {
         )?,
         min_replicas: MinReplicasConfig::OFF,
     })
-}
-
-/// Reads `liveness_window_ms`, whose default is three TTLs.
-pub fn parse_liveness_window(k: &mut Knobs, ttl_ns: u64) -> Result<u64, KnobError> {
-    k.millis(
-        "liveness_window_ms",
-        3 * ttl_ns / 1_000_000,
-        1,
-        MAX_MS,
-        "liveness: some client must acquire within this after the last fault (default 3 x ttl)",
-    )
 }
 
 impl SingleRedis {
@@ -179,7 +168,7 @@ impl SingleRedis {
     }
 
     /// The world's nodes and what the checkers need to know about them.
-    pub fn build(&self, s: &Scenario) -> (Vec<NodeSetup<LockNode>>, LockSetup) {
+    pub fn build(&self, setting: Setting<'_>) -> (Vec<NodeSetup<RedisWorldNode>>, LockSetup) {
         let (
             layout,
             RedisNodes {
@@ -202,14 +191,17 @@ impl SingleRedis {
             counter: None,
             resource,
         };
-        let mut nodes = layout.setups(|node| s.clock_of(node));
+        let mut nodes = layout.setups(|node| setting.clock_of(node));
         for (i, &c) in clients.iter().enumerate() {
             let client = LockClient::new(self.client, i as u64, service.clone());
-            nodes.add(c, LockNode::Client(client));
+            nodes.add(c, RedisWorldNode::Client(client));
         }
         let lag_ns = self.replication_lag_ns;
         let primary = RedisServer::new(self.server, RedisRole::Primary, clients.clone());
-        nodes.add(server, LockNode::Redis(primary.with_replicas(replicas.clone(), lag_ns)));
+        nodes.add(
+            server,
+            RedisWorldNode::Redis(primary.with_replicas(replicas.clone(), lag_ns)),
+        );
         for (i, &replica) in replicas.iter().enumerate() {
             let model = RedisServer::new(self.server, RedisRole::Replica { primary: server }, clients.clone());
             let model = if i == 0 {
@@ -217,9 +209,9 @@ impl SingleRedis {
             } else {
                 model
             };
-            nodes.add(replica, LockNode::Redis(model));
+            nodes.add(replica, RedisWorldNode::Redis(model));
         }
-        nodes.add(resource, LockNode::Resource(Resource::new(s.resource)));
+        nodes.add(resource, RedisWorldNode::Resource(Resource::new(setting.resource)));
         let setup = LockSetup {
             clients,
             servers: std::iter::once(server).chain(replicas).collect(),
@@ -264,8 +256,8 @@ impl Protocol for SingleRedis {
         self.client.fencing_tokens != FencingTokens::None
     }
 
-    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
-        let (nodes, setup) = self.build(s);
-        run_lock_world(nodes, setup, s, seed, level)
+    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+        let (nodes, setup) = self.build(setting);
+        run_redis_world(nodes, setup, setting, seed, level)
     }
 }

@@ -13,11 +13,12 @@ pub mod worker;
 
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
-use crate::knobs::{KnobError, Knobs};
+use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_MS};
 use crate::layout::{Layout, Role};
+use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
-use crate::runner::{Outcome, run_world};
-use crate::scenario::Scenario;
+use crate::runner::run_world;
+use crate::setting::Setting;
 use database::Database;
 use instance::{Instance, InstanceConfig};
 use obs::{SCHEDULER_EVENTS, STORE_EVENTS, SchedMsg, SchedObs, WORKER_EVENTS};
@@ -26,9 +27,6 @@ use worker::Worker;
 
 const MAX_SCHEDULERS: u64 = 16;
 const MAX_WORKERS: u64 = 64;
-const HOUR_MS: u64 = 3_600_000;
-/// Thirty days: the cap on periods.
-const MAX_MS: u64 = 30 * 24 * HOUR_MS;
 
 pub static SPEC: ProtocolSpec = ProtocolSpec {
     kind: "scheduler",
@@ -135,7 +133,7 @@ impl Scheduler {
         self.retry_ns.saturating_mul(u64::from(self.max_attempts))
     }
 
-    pub fn build(&self, s: &Scenario) -> Vec<NodeSetup<SchedNode>> {
+    pub fn build(&self, setting: Setting<'_>) -> Vec<NodeSetup<SchedNode>> {
         let (
             layout,
             SchedNodes {
@@ -144,7 +142,7 @@ impl Scheduler {
                 store,
             },
         ) = self.declare();
-        let mut nodes = layout.setups(|node| s.clock_of(node));
+        let mut nodes = layout.setups(|node| setting.clock_of(node));
         for &w in &workers {
             nodes.add(
                 w,
@@ -181,9 +179,9 @@ impl Protocol for Scheduler {
         self.declare().0
     }
 
-    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
+    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
         let settle_ns = self.settle_ns();
-        run_world(self.build(s), s, seed, level, |h| {
+        run_world(self.build(setting), setting, seed, level, |h| {
             check::check_exactly_once(h, settle_ns)
         })
     }

@@ -16,22 +16,16 @@ pub mod store;
 
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
-use crate::knobs::{KnobError, Knobs};
+use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS, MAX_MS};
 use crate::layout::{Layout, Role};
+use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
-use crate::runner::{Outcome, run_world};
-use crate::scenario::Scenario;
+use crate::runner::run_world;
+use crate::setting::Setting;
 use app::{AppConfig, AppServer};
 use obs::{APP_EVENTS, STORE_EVENTS, SessionMsg, SessionObs};
 use server::StoreServer;
 use store::{Policy, Refresh, SaveMode, SessionStore};
-
-/// The most app servers a world may have.
-const MAX_CLIENTS: u64 = 64;
-/// An hour: the cap on request durations.
-const HOUR_MS: u64 = 3_600_000;
-/// Thirty days: the cap on instants and deadlines.
-const MAX_MS: u64 = 30 * 24 * HOUR_MS;
 
 pub static SPEC: ProtocolSpec = ProtocolSpec {
     kind: "session-cas",
@@ -171,10 +165,10 @@ impl SessionCas {
     }
 
     /// The world's nodes: app servers, spread evenly over each request period, then the store.
-    pub fn build(&self, s: &Scenario) -> Vec<NodeSetup<SessionNode>> {
+    pub fn build(&self, setting: Setting<'_>) -> Vec<NodeSetup<SessionNode>> {
         let (layout, apps, store) = self.declare();
         let n = u64::from(self.clients);
-        let mut nodes = layout.setups(|node| s.clock_of(node));
+        let mut nodes = layout.setups(|node| setting.clock_of(node));
         for (i, &app) in apps.iter().enumerate() {
             let i = i as u64;
             let first = self.login_at_ns + (2 * i + 1) * self.request_every_ns / (2 * n);
@@ -206,8 +200,8 @@ impl Protocol for SessionCas {
         self.declare().0
     }
 
-    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
-        run_world(self.build(s), s, seed, level, check::check_sessions)
+    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+        run_world(self.build(setting), setting, seed, level, check::check_sessions)
     }
 }
 

@@ -7,6 +7,7 @@
 
 pub mod generator;
 pub mod id;
+pub mod msg;
 pub mod node_lease;
 pub mod obs;
 pub mod sequencer;
@@ -15,12 +16,12 @@ pub mod world;
 use locksim_sim::{Level, NodeId, NodeSetup};
 
 use crate::ids::check_ids;
-use crate::knobs::{KnobError, Knobs};
+use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS, MAX_MS as MAX_BURST_AT_MS};
 use crate::layout::{Layout, Role};
+use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
-use crate::redis::MAX_CLIENTS;
-use crate::runner::{Outcome, run_world};
-use crate::scenario::Scenario;
+use crate::runner::run_world;
+use crate::setting::Setting;
 use generator::{Generator, GeneratorConfig, NodeIds, Rollback};
 use id::{MAX_MS, NODE_IDS, SEQUENCES_PER_MS};
 use node_lease::NodeLeaseServer;
@@ -58,10 +59,6 @@ pub struct NodeLease {
     pub ttl_ns: u64,
 }
 
-/// An hour: the cap on the lease TTL and the stagger.
-const HOUR_MS: u64 = 3_600_000;
-/// Thirty days, in ms: the latest a burst can be asked for.
-const MAX_BURST_AT_MS: u64 = 30 * 24 * HOUR_MS;
 /// Twice what a generator can issue in a millisecond: enough to overload it, and a bound on
 /// how many events one tick records.
 const MAX_RATE_PER_MS: u64 = 2 * SEQUENCES_PER_MS as u64;
@@ -190,7 +187,7 @@ impl Snowflake {
     }
 
     /// The world's nodes: the generators, then the lease server when node IDs are leased.
-    pub fn build(&self, s: &Scenario) -> Vec<NodeSetup<IdNode>> {
+    pub fn build(&self, setting: Setting<'_>) -> Vec<NodeSetup<IdNode>> {
         let (layout, generators, lease_server) = self.declare();
         let node_ids = match (self.node_lease, lease_server) {
             (Some(lease), Some(server)) => NodeIds::Leased {
@@ -199,7 +196,7 @@ impl Snowflake {
             },
             _ => NodeIds::Static,
         };
-        let mut nodes = layout.setups(|node| s.clock_of(node));
+        let mut nodes = layout.setups(|node| setting.clock_of(node));
         for (i, &g) in generators.iter().enumerate() {
             let generator = Generator::new(self.generator, i as u16, node_ids);
             nodes.add(g, IdNode::Generator(Box::new(generator)));
@@ -223,7 +220,7 @@ impl Protocol for Snowflake {
         self.declare().0
     }
 
-    fn run(&self, s: &Scenario, seed: u64, level: Level) -> Outcome {
-        run_world(self.build(s), s, seed, level, check_ids)
+    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+        run_world(self.build(setting), setting, seed, level, check_ids)
     }
 }

@@ -10,8 +10,8 @@
 
 use locksim_sim::{NodeId, TimerTag};
 
+use super::msg::{IdCtx, Msg};
 use super::obs::IdObs;
-use super::world::{IdCtx, Msg};
 
 /// Fires at the earliest lease expiry.
 const EXPIRE: TimerTag = 0;

@@ -5,8 +5,8 @@
 //! server's (which starts when the request arrives), as long as the clocks run at one rate.
 
 use super::{Generator, LEASE_RETRY, NS_PER_MS, NodeIds, RENEW, TICK, WAIT};
+use crate::snowflake::msg::{IdCtx, Msg};
 use crate::snowflake::obs::{IdObs, IssueNote, LostWhy};
-use crate::snowflake::world::{IdCtx, Msg};
 
 impl Generator {
     pub(super) fn lease_ttl_ns(&self) -> Option<u64> {

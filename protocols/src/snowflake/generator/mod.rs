@@ -18,9 +18,9 @@
 use locksim_sim::{NodeId, TimerTag};
 
 use crate::snowflake::id::{MAX_MS, SEQUENCES_PER_MS, SnowflakeId};
+use crate::snowflake::msg::IdCtx;
 use crate::snowflake::obs::{Blocked, IdObs, IssueNote, LostWhy};
 use crate::snowflake::sequencer::{Next, Overflow, Sequencer};
-use crate::snowflake::world::IdCtx;
 
 mod lease;
 #[cfg(test)]

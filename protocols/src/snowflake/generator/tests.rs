@@ -5,7 +5,7 @@ use locksim_sim::rng::stream;
 use locksim_sim::{Ctx, Effect};
 
 use super::*;
-use crate::snowflake::world::Msg;
+use crate::snowflake::msg::Msg;
 
 fn cfg() -> GeneratorConfig {
     GeneratorConfig {

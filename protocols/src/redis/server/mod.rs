@@ -3,62 +3,22 @@
 //! asynchronous replication to a replica with a lag, failover and demotion, a delayed restart,
 //! and the lock-key facts the checkers read.
 
+mod config;
+mod expiry;
+mod replication;
+
 use std::collections::VecDeque;
 
 use locksim_sim::{Ctx, NodeId, TimerTag};
-use serde::Serialize;
 
 use super::cmd::{Cmd, Key, Reply, Value};
-use super::min_replicas::{GoodReplicas, MinReplicasConfig, unix_s};
+use super::min_replicas::{GoodReplicas, unix_s};
+use super::msg::Msg;
+use super::sentinel::{self, Sentinel};
 use super::store::{Entry, Store};
 use crate::lock::LockObs;
-use crate::lock::obs::{ClockKind, DeleteCause, Expiry};
-use crate::lock_world::Msg;
-
-/// What survives a crash (`appendfsync` policy).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Persistence {
-    /// Nothing: the server restarts empty.
-    None,
-    /// The keyspace as of the last once-a-second fsync: the last second is lost.
-    EverySec,
-    /// Every write.
-    Always,
-}
-
-/// The clock key expiry follows. Real Redis uses the wall clock (redis/redis#217, #416).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ServerClock {
-    Wall,
-    Monotonic,
-}
-
-/// How a server is run.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct RedisConfig {
-    pub persistence: Persistence,
-    pub clock: ServerClock,
-    /// After a crash, stay unavailable this long after restarting (Redlock's advice: longer
-    /// than the TTL, so that no lock the crash forgot can be granted again while still valid).
-    pub delayed_restart_ns: u64,
-    /// `min-replicas-to-write` / `min-replicas-max-lag`, for a primary with replicas.
-    pub min_replicas: MinReplicasConfig,
-}
-
-/// Where a server stands in its replication group.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// Serves clients; streams its writes to its replicas (with the lag).
-    Primary,
-    /// Applies `primary`'s stream; the heir among them takes over on failover.
-    Replica { primary: NodeId },
-    /// A primary that learned it was replaced: answers clients with `READONLY`.
-    /// `primary` replaced it: a client that gets `READONLY` here is told of it (a
-    /// Sentinel-aware client asks Sentinel for the master after `READONLY`).
-    Demoted { primary: NodeId },
-}
+use crate::lock::obs::DeleteCause;
+pub use config::{Persistence, RedisConfig, Role, ServerClock};
 
 /// What a replica, or a primary Sentinel demoted, answers a write.
 const READONLY: Reply = Reply::Error("READONLY You can't write against a read only replica.");
@@ -67,17 +27,12 @@ const EXPIRE: TimerTag = 0;
 const FSYNC: TimerTag = 1;
 const REPLICATE: TimerTag = 2;
 const AVAILABLE: TimerTag = 3;
-const RECONFIGURE: TimerTag = 4;
+// 4 is Sentinel's `RECONFIGURE`.
 /// A replica's `REPLCONF ACK`, once a second.
 const REPL_ACK: TimerTag = 5;
 /// A primary's replication cron, once a second: refreshes the count of good replicas.
 const REPL_CRON: TimerTag = 6;
 const SECOND_NS: u64 = 1_000_000_000;
-/// How often Sentinel asks every instance it monitors for its `INFO` (`SENTINEL_INFO_PERIOD`,
-/// 10 s in sentinel.c). An old primary that still reports `role:master` after a failover is
-/// sent `REPLICAOF` again at that pace, for as long as it does: the model re-sends the
-/// demotion at this period until the old primary acknowledges it.
-const SENTINEL_INFO_PERIOD_NS: u64 = 10 * SECOND_NS;
 
 pub struct RedisServer {
     cfg: RedisConfig,
@@ -93,8 +48,6 @@ pub struct RedisServer {
     good: GoodReplicas,
     /// Whether it last recorded that it refuses writes (`note_refusal`).
     refusing_noted: bool,
-    /// Who hears a promotion (Sentinel's `+switch-master` reaches clients through the network).
-    clients: Vec<NodeId>,
     store: Store,
     /// What the disk holds, for `everysec` and `always`.
     synced: Store,
@@ -106,20 +59,11 @@ pub struct RedisServer {
     crashed: bool,
     /// Not serving until the monotonic clock reaches this (a delayed restart).
     unavailable_until_ns: Option<u64>,
-    /// After this server was promoted: the old primary, until it acknowledges its demotion.
-    /// Sentinel's state rather than the server's (the model lets the promoted replica speak
-    /// for Sentinel), so a crash of this server does not forget it.
-    demoting: Option<NodeId>,
+    /// Sentinel, as far as this server speaks for it once promoted.
+    sentinel: Sentinel,
 }
 
 type RedisCtx<'a> = Ctx<'a, Msg, LockObs>;
-
-fn lease_of(e: &Entry) -> u64 {
-    match e.value {
-        Value::Lease(l) => l,
-        Value::Int(_) => 0,
-    }
-}
 
 impl RedisServer {
     pub fn new(cfg: RedisConfig, role: Role, clients: Vec<NodeId>) -> Self {
@@ -132,14 +76,13 @@ impl RedisServer {
             siblings: Vec::new(),
             good: GoodReplicas::new(cfg.min_replicas),
             refusing_noted: false,
-            clients,
             store: Store::default(),
             synced: Store::default(),
             armed_ns: None,
             backlog: VecDeque::new(),
             crashed: false,
             unavailable_until_ns: None,
-            demoting: None,
+            sentinel: Sentinel::new(clients),
         }
     }
 
@@ -163,22 +106,6 @@ impl RedisServer {
     /// the traces of worlds that do not use them).
     fn counts_acks(&self) -> bool {
         self.cfg.min_replicas.active()
-    }
-
-    /// The server's clock for expiry.
-    fn now_ns(&self, ctx: &RedisCtx<'_>) -> i64 {
-        match self.cfg.clock {
-            ServerClock::Wall => ctx.wall_ns(),
-            ServerClock::Monotonic => ctx.mono_ns() as i64,
-        }
-    }
-
-    fn expiry_of(&self, e: &Entry) -> Option<Expiry> {
-        let clock = match self.cfg.clock {
-            ServerClock::Wall => ClockKind::Wall,
-            ServerClock::Monotonic => ClockKind::Mono,
-        };
-        e.expires_at_ns.map(|at_ns| Expiry { clock, at_ns })
     }
 
     pub fn on_start(&mut self, ctx: &mut RedisCtx<'_>) {
@@ -211,10 +138,7 @@ impl RedisServer {
             });
             ctx.set_timer(AVAILABLE, self.cfg.delayed_restart_ns);
         }
-        if self.demoting.is_some() {
-            // The crash cancelled the timer; Sentinel kept its view and goes on reconfiguring.
-            ctx.set_timer(RECONFIGURE, SENTINEL_INFO_PERIOD_NS);
-        }
+        self.sentinel.on_restart(ctx);
         self.armed_ns = None;
         self.expire(ctx);
     }
@@ -239,47 +163,8 @@ impl RedisServer {
                 self.good.ack(from, unix_s(ctx.wall_ns()));
                 self.note_refusal(ctx);
             }
-            Msg::DemotionAck if self.demoting == Some(from) => {
-                self.demoting = None;
-                ctx.cancel_timer(RECONFIGURE);
-            }
+            Msg::DemotionAck => self.sentinel.on_demotion_ack(ctx, from),
             _ => {}
-        }
-    }
-
-    /// Sentinel's `REPLICAOF` reaches the old primary: it stops serving (once) and reports its
-    /// new role. It answers every copy, since the answer to an earlier one may have been lost.
-    /// A server still unavailable after a delayed restart accepts no connection, Sentinel's
-    /// included: it stays silent and is asked again.
-    fn on_demotion(&mut self, ctx: &mut RedisCtx<'_>, from: NodeId) {
-        if self.unavailable_until_ns.is_some() {
-            return;
-        }
-        if self.role == Role::Primary {
-            self.role = Role::Demoted { primary: from };
-            self.backlog.clear();
-            ctx.record(LockObs::RoleChanged {
-                authoritative: false,
-                role: "demoted: a replica was promoted".into(),
-            });
-        }
-        if matches!(self.role, Role::Demoted { .. }) {
-            ctx.send(from, Msg::DemotionAck);
-        }
-    }
-
-    /// Sentinel's `REPLICAOF` to another replica of the failed primary: it follows the
-    /// promoted one, and acks at once (its sync handshake), which puts it online there. It
-    /// keeps its keyspace, as a partial resync would; what the two replicas had received of
-    /// the old primary's stream is not reconciled — it matters only to a second failover,
-    /// which the model does not make (only replica-0 is ever promoted).
-    fn follow(&mut self, ctx: &mut RedisCtx<'_>, primary: NodeId) {
-        if self.unavailable_until_ns.is_some() {
-            return;
-        }
-        self.role = Role::Replica { primary };
-        if self.counts_acks() {
-            ctx.send(primary, Msg::ReplAck);
         }
     }
 
@@ -343,34 +228,6 @@ impl RedisServer {
         }
     }
 
-    /// Queues a write for the replicas, to leave after the replication lag.
-    fn replicate(&mut self, ctx: &mut RedisCtx<'_>, key: Key, entry: Option<Entry>) {
-        if self.role == Role::Primary && !self.replicas.is_empty() {
-            let lag_ns = self.replication_lag_ns;
-            if self.backlog.is_empty() {
-                ctx.set_timer(REPLICATE, lag_ns);
-            }
-            self.backlog.push_back((ctx.mono_ns() + lag_ns, key, entry));
-        }
-    }
-
-    /// Sends what has waited out the lag, and waits for the next.
-    fn flush_backlog(&mut self, ctx: &mut RedisCtx<'_>) {
-        if self.role != Role::Primary {
-            return;
-        }
-        while let Some(&(due_ns, key, entry)) = self.backlog.front() {
-            if due_ns > ctx.mono_ns() {
-                ctx.set_timer(REPLICATE, due_ns - ctx.mono_ns());
-                return;
-            }
-            self.backlog.pop_front();
-            for &replica in &self.replicas {
-                ctx.send(replica, Msg::Replicate { key, entry });
-            }
-        }
-    }
-
     pub fn on_timer(&mut self, ctx: &mut RedisCtx<'_>, tag: TimerTag) {
         match tag {
             EXPIRE => {
@@ -391,12 +248,7 @@ impl RedisServer {
                 self.note_refusal(ctx);
                 ctx.set_timer(REPL_CRON, SECOND_NS);
             }
-            RECONFIGURE => {
-                if let Some(old) = self.demoting {
-                    ctx.send(old, Msg::SwitchMaster { primary: ctx.me() });
-                    ctx.set_timer(RECONFIGURE, SENTINEL_INFO_PERIOD_NS);
-                }
-            }
+            sentinel::RECONFIGURE => self.sentinel.on_reconfigure(ctx),
             AVAILABLE => {
                 self.unavailable_until_ns = None;
                 ctx.record(LockObs::RoleChanged {
@@ -408,21 +260,8 @@ impl RedisServer {
         }
     }
 
-    /// Sentinel promotes the replica of `primary`, which tells the clients and the old primary.
-    ///
-    /// The clients hear `+switch-master` once, as Sentinel publishes it once. The old primary
-    /// is told again every `SENTINEL_INFO_PERIOD_NS` (10 s) until it acknowledges: a partition or a
-    /// crash may swallow the first demotion, and real Sentinel does not give up on it either —
-    /// it keeps polling the old master and reconfigures it as a replica as soon as it can
-    /// reach it again (the Sentinel documentation: "when the partition will heal, the master
-    /// will be reconfigured as a replica of the new master"). Sent only once, a lost demotion
-    /// would leave two primaries for ever. Retrying on Sentinel's own polling period, rather
-    /// than delivering the demotion the instant a partition heals, keeps the model's split
-    /// brain about as long as a real one lasts (sentinel.c also waits 8 s, four publish
-    /// periods, after the role report before its `+convert-to-slave`; that is not modelled).
-    ///
-    /// Only the heir promotes itself; the primary's other replicas are reconfigured to follow
-    /// it by the same `+switch-master` (Sentinel's `REPLICAOF` to each), through the network.
+    /// Sentinel promotes the replica of `primary` (only the heir promotes itself), which
+    /// tells the clients, its siblings and the old primary ([`Sentinel::announce_promotion`]).
     pub fn on_failover(&mut self, ctx: &mut RedisCtx<'_>, primary: NodeId) {
         if self.role != (Role::Replica { primary }) || !self.heir {
             return;
@@ -438,12 +277,7 @@ impl RedisServer {
             role: "promoted to primary".into(),
         });
         self.note_refusal(ctx);
-        for &node in self.clients.iter().chain(&self.siblings) {
-            ctx.send(node, Msg::SwitchMaster { primary: ctx.me() });
-        }
-        ctx.send(primary, Msg::SwitchMaster { primary: ctx.me() });
-        self.demoting = Some(primary);
-        ctx.set_timer(RECONFIGURE, SENTINEL_INFO_PERIOD_NS);
+        self.sentinel.announce_promotion(ctx, primary, &self.siblings);
     }
 
     /// A primary refusing writes for want of good replicas (`min-replicas-to-write`) can
@@ -485,59 +319,5 @@ impl RedisServer {
     pub fn on_clock_jump(&mut self, ctx: &mut RedisCtx<'_>) {
         self.armed_ns = None;
         self.expire(ctx);
-    }
-
-    /// Active expiry: removes every key due by the server's clock and re-arms the timer.
-    fn expire(&mut self, ctx: &mut RedisCtx<'_>) {
-        let now_ns = self.now_ns(ctx);
-        let mut gone = [None; 2];
-        self.store.purge_expired(now_ns, |key, entry| {
-            gone[key as usize] = Some(entry);
-        });
-        for (key, entry) in [Key::Lock, Key::Fence].into_iter().zip(gone) {
-            if let Some(entry) = entry {
-                if key == Key::Lock {
-                    ctx.record(LockObs::KeyExpired {
-                        lease: lease_of(&entry),
-                    });
-                }
-                self.replicate(ctx, key, None);
-            }
-        }
-        self.arm(ctx);
-    }
-
-    /// Sets the expiry timer for the earliest key, unless it is already set for that or an
-    /// earlier instant (an early firing just re-arms). Both clocks run at the same rate, so a
-    /// distance on the expiry clock is a valid timer duration until a jump, and a jump re-arms.
-    fn arm(&mut self, ctx: &mut RedisCtx<'_>) {
-        let Some(at_ns) = self.store.earliest_expiry() else {
-            return;
-        };
-        if self.armed_ns.is_some_and(|armed| armed <= at_ns) {
-            return;
-        }
-        self.armed_ns = Some(at_ns);
-        // A key expires just after its instant (Redis's rule), so the timer aims 1 ns past it.
-        ctx.set_timer(EXPIRE, (at_ns - self.now_ns(ctx) + 1).max(0) as u64);
-    }
-
-    fn record_lock_change(&self, ctx: &mut RedisCtx<'_>, before: Option<Entry>, cause: DeleteCause) {
-        let after = self.store.get(Key::Lock).copied();
-        match (before, after) {
-            (Some(b), None) => ctx.record(LockObs::KeyDeleted {
-                lease: lease_of(&b),
-                cause,
-            }),
-            (b, Some(a)) if b.is_none_or(|b| b.value != a.value) => ctx.record(LockObs::KeySet {
-                lease: lease_of(&a),
-                expiry: self.expiry_of(&a),
-            }),
-            (Some(b), Some(a)) if b.expires_at_ns != a.expires_at_ns => ctx.record(LockObs::KeyExtended {
-                lease: lease_of(&a),
-                expiry: self.expiry_of(&a),
-            }),
-            _ => {}
-        }
     }
 }

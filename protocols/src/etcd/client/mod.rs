@@ -19,18 +19,20 @@
 //! deadline is still tracked and recorded, so it is judged to hold only until then, like
 //! every client (DESIGN 5, `mutual_exclusion`).
 
+mod acquire;
+mod holding;
+mod session;
+
 use std::collections::VecDeque;
 
-use locksim_sim::rng::uniform;
 use locksim_sim::{Ctx, NodeId, TimerTag};
 use serde::Serialize;
 
-use super::msg::{Answer, Msg, Request, lock_key};
+use super::msg::{Answer, Msg, Request};
 use super::obs::{EtcdEvent, EtcdObs};
 use crate::lock::LockObs;
-use crate::lock::obs::Deadline;
-use crate::lock_client::{ClientConfig, DeadlineCheck, FencingTokens};
-use crate::resource::{ResourceOp, ResourceReply};
+use crate::lock::knobs::ClientConfig;
+use crate::lock::resource::{ResourceOp, ResourceReply};
 
 const STEP: TimerTag = 0;
 const TIMEOUT: TimerTag = 1;
@@ -279,35 +281,8 @@ impl EtcdClient {
                     ctx.set_timer(TIMEOUT, self.cfg.retry_ns);
                 }
             }
-            (Phase::Granting, Answer::Granted { ttl_ms }) => {
-                // clientv3 sends its first keep-alive at once and counts from its answer; the
-                // grant's answer stands in for it.
-                self.deadline_mono_ns = self.session_deadline(self.grant_sent_ns, ctx.mono_ns(), ttl_ms);
-                self.record(
-                    ctx,
-                    EtcdEvent::LeaseGranted {
-                        lease: self.lease as u64,
-                        ttl_ms,
-                    },
-                );
-                ctx.set_timer(KEEPALIVE, self.etcd.keepalive_ns);
-                self.phase = Phase::Acquiring;
-                self.ask(ctx, Request::Acquire { lease: self.lease });
-            }
-            (Phase::Acquiring, Answer::Acquired { my_rev, owner_rev, .. }) => {
-                self.my_rev = my_rev;
-                if my_rev == owner_rev {
-                    return self.announce(ctx);
-                }
-                self.phase = Phase::Finding;
-                self.ask(
-                    ctx,
-                    Request::Predecessor {
-                        lease: self.lease,
-                        my_rev,
-                    },
-                );
-            }
+            (Phase::Granting, Answer::Granted { ttl_ms }) => self.lease_granted(ctx, ttl_ms),
+            (Phase::Acquiring, Answer::Acquired { my_rev, owner_rev, .. }) => self.key_put(ctx, my_rev, owner_rev),
             (Phase::Acquiring, Answer::LeaseNotFound) => self.give_up(ctx, "its lease expired before its key was put"),
             (
                 Phase::Finding,
@@ -316,233 +291,11 @@ impl EtcdClient {
                     pred,
                     revision,
                 },
-            ) => match pred {
-                Some((pred_lease, pred_rev)) => {
-                    self.record(
-                        ctx,
-                        EtcdEvent::Queued {
-                            my_rev: self.my_rev,
-                            behind_rev: pred_rev,
-                        },
-                    );
-                    self.watch += 1;
-                    self.phase = Phase::Waiting;
-                    self.watched = Some((lock_key(pred_lease), revision));
-                    self.send_watch(ctx);
-                }
-                None if self.etcd.waiter_recheck && !mine_exists => {
-                    self.give_up(ctx, "its own key is gone: its session expired while it queued")
-                }
-                None => self.announce(ctx),
-            },
+            ) => self.predecessor_found(ctx, mine_exists, pred, revision),
             (Phase::Reading, Answer::Counter { value }) => self.read(ctx, value),
             (Phase::Writing, Answer::Written { ok }) => self.written(ctx, ok, 0),
             (Phase::Releasing, _) => self.think(ctx),
             _ => {}
         }
-    }
-
-    fn begin_round(&mut self, ctx: &mut ClientCtx<'_>) {
-        self.lease = uniform(ctx.rng(), 1, i64::MAX as u64) as i64;
-        self.keepalives_sent_ns.clear();
-        self.holding = false;
-        self.token = None;
-        self.record(
-            ctx,
-            LockObs::AcquireStarted {
-                lease: self.lease as u64,
-                attempt: 1,
-            },
-        );
-        self.phase = Phase::Granting;
-        self.grant_sent_ns = ctx.mono_ns();
-        let ttl_ms = (self.cfg.ttl_ns / 1_000_000) as i64;
-        self.ask(
-            ctx,
-            Request::LeaseGrant {
-                lease: self.lease,
-                ttl_ms,
-            },
-        );
-    }
-
-    /// The round ends without the lock: close the session and start over after thinking.
-    fn give_up(&mut self, ctx: &mut ClientCtx<'_>, why: &'static str) {
-        self.record(
-            ctx,
-            LockObs::AcquireFailed {
-                lease: self.lease as u64,
-                why: why.into(),
-                validity_ns: self.deadline_mono_ns as i64 - ctx.mono_ns() as i64,
-            },
-        );
-        self.close_session(ctx);
-    }
-
-    fn announce(&mut self, ctx: &mut ClientCtx<'_>) {
-        self.holding = true;
-        if self.cfg.fencing_tokens == FencingTokens::Revision {
-            // The lock key's create revision is the fencing token (the leader recorded it as
-            // issued when it committed the key).
-            self.token = Some(self.my_rev as u64);
-        }
-        self.record(
-            ctx,
-            LockObs::Acquired {
-                lease: self.lease as u64,
-                token: self.token,
-                validity_ns: self.deadline_mono_ns as i64 - ctx.mono_ns() as i64,
-                deadline_mono_ns: Deadline::Mono(self.deadline_mono_ns),
-                servers: 0,
-            },
-        );
-        if self.cfg.deadline_check == DeadlineCheck::Once && !self.check_deadline(ctx) {
-            return self.lose(ctx, "its lease deadline had passed when it checked");
-        }
-        self.phase = Phase::Reading;
-        if self.etcd.txn_resource {
-            self.ask(ctx, Request::ReadCounter);
-        } else {
-            self.ask_resource(ctx, ResourceOp::Read);
-        }
-    }
-
-    fn read(&mut self, ctx: &mut ClientCtx<'_>, value: u64) {
-        if self.phase != Phase::Reading {
-            return;
-        }
-        self.read_value = value;
-        self.record(ctx, LockObs::ReadDone { value });
-        self.phase = Phase::Working;
-        ctx.set_timer(STEP, self.cfg.work_ns);
-    }
-
-    fn finish_work(&mut self, ctx: &mut ClientCtx<'_>) {
-        if self.cfg.deadline_check == DeadlineCheck::BeforeWrite && !self.check_deadline(ctx) {
-            return self.lose(ctx, "its lease deadline passed before the write");
-        }
-        let value = self.read_value + 1;
-        self.record(
-            ctx,
-            LockObs::WriteSent {
-                token: self.token,
-                value,
-            },
-        );
-        self.phase = Phase::Writing;
-        if self.etcd.txn_resource {
-            self.ask(
-                ctx,
-                Request::WriteCounter {
-                    lease: self.lease,
-                    my_rev: self.my_rev,
-                    value,
-                    based_on: self.read_value,
-                },
-            );
-        } else {
-            self.ask_resource(
-                ctx,
-                ResourceOp::Write {
-                    token: self.token,
-                    value,
-                    based_on: self.read_value,
-                    lease: self.lease as u64,
-                },
-            );
-        }
-    }
-
-    fn written(&mut self, ctx: &mut ClientCtx<'_>, ok: bool, max: u64) {
-        if self.phase != Phase::Writing {
-            return;
-        }
-        let obs = if ok {
-            LockObs::WriteAccepted {
-                value: self.read_value + 1,
-            }
-        } else {
-            LockObs::WriteRejected { token: self.token, max }
-        };
-        self.record(ctx, obs);
-        self.release(ctx);
-    }
-
-    fn check_deadline(&mut self, ctx: &mut ClientCtx<'_>) -> bool {
-        let remaining_ns = self.deadline_mono_ns as i64 - ctx.mono_ns() as i64;
-        let ok = remaining_ns > 0;
-        self.record(ctx, LockObs::DeadlineChecked { remaining_ns, ok });
-        ok
-    }
-
-    fn kept_alive(&mut self, ctx: &mut ClientCtx<'_>, ttl_ms: i64) {
-        let sent_ns = self.keepalives_sent_ns.pop_front();
-        if ttl_ms < 0 {
-            self.record(
-                ctx,
-                EtcdEvent::LeaseLost {
-                    lease: self.lease as u64,
-                },
-            );
-            ctx.cancel_timer(KEEPALIVE);
-            // The session is closed; only an application that looks at it stops.
-            if self.holding && self.cfg.deadline_check != DeadlineCheck::Never {
-                self.lose(ctx, "its lease is gone (keep-alive answered TTL -1)");
-            }
-            return;
-        }
-        if let Some(sent_ns) = sent_ns {
-            let deadline = self.session_deadline(sent_ns, ctx.mono_ns(), ttl_ms);
-            self.deadline_mono_ns = self.deadline_mono_ns.max(deadline);
-            if self.holding {
-                self.record(
-                    ctx,
-                    LockObs::Renewed {
-                        deadline_mono_ns: self.deadline_mono_ns,
-                    },
-                );
-            }
-        }
-    }
-
-    /// The lease deadline a keep-alive (or grant) sent at `sent_ns` and answered at
-    /// `received_ns` with `ttl_ms` gives, as the instant the client stops believing it holds.
-    fn session_deadline(&self, sent_ns: u64, received_ns: u64, ttl_ms: i64) -> u64 {
-        let ttl_ns = ttl_ms as u64 * 1_000_000;
-        match self.etcd.session_deadline {
-            SessionDeadline::FromSend => sent_ns + ttl_ns,
-            // `deadlineLoop` closes the session at its first tick with `deadline.Before(now)`.
-            SessionDeadline::Clientv3 => ((received_ns + ttl_ns) / DEADLINE_LOOP_NS + 1) * DEADLINE_LOOP_NS,
-        }
-    }
-
-    fn lose(&mut self, ctx: &mut ClientCtx<'_>, why: &'static str) {
-        self.record(ctx, LockObs::LockLost { why: why.into() });
-        self.release(ctx);
-    }
-
-    /// Unlock by closing the session: revoking the lease deletes the lock key with it.
-    fn release(&mut self, ctx: &mut ClientCtx<'_>) {
-        self.holding = false;
-        self.record(
-            ctx,
-            LockObs::Released {
-                lease: self.lease as u64,
-            },
-        );
-        self.close_session(ctx);
-    }
-
-    fn close_session(&mut self, ctx: &mut ClientCtx<'_>) {
-        ctx.cancel_timer(KEEPALIVE);
-        ctx.cancel_timer(STEP);
-        self.phase = Phase::Releasing;
-        self.ask(ctx, Request::LeaseRevoke { lease: self.lease });
-    }
-
-    fn think(&mut self, ctx: &mut ClientCtx<'_>) {
-        self.phase = Phase::Thinking;
-        self.lease = 0;
-        ctx.set_timer(STEP, self.cfg.think_ns);
     }
 }

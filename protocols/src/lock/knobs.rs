@@ -1,9 +1,10 @@
-//! The lock client's knobs (DESIGN section 4b), shared by every lock protocol, including the
-//! known-wrong variants that the catalogue runs beside their fixes.
+//! The knobs every lock protocol shares: the lock client's (DESIGN section 4b), including the
+//! known-wrong variants that the catalogue runs beside their fixes, and the liveness window
+//! the lock checkers judge by.
 
 use serde::Serialize;
 
-use crate::knobs::{KnobError, Knobs};
+use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_MS};
 
 /// How the lock is released.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -88,9 +89,6 @@ pub struct ClientConfig {
     pub fencing_tokens: FencingTokens,
 }
 
-/// An hour: the cap on every client duration ("put a limit on everything").
-const HOUR_MS: u64 = 3_600_000;
-
 impl ClientConfig {
     /// Reads the client knobs of `[protocol]`; `tokens` are the token sources the protocol
     /// offers, `retry_key` what it calls the retry delay (`retry_delay_ms` in Redlock's
@@ -102,6 +100,25 @@ impl ClientConfig {
         retry_key: &str,
         redis: bool,
     ) -> Result<Self, KnobError> {
+        let mut cfg = Self::parse_loop(k, tokens, retry_key)?;
+        if redis {
+            cfg.parse_redis_commands(k)?;
+        }
+        if cfg.renew_every_ns >= cfg.ttl_ns {
+            return Err(k.error(
+                "renew_every_ms",
+                format!(
+                    "must be below ttl_ms ({} ms), or the lease lapses between renewals",
+                    cfg.ttl_ns / 1_000_000
+                ),
+            ));
+        }
+        Ok(cfg)
+    }
+
+    /// The knobs of the client's loop, which every lock client runs (every duration capped
+    /// at an hour: "put a limit on everything"); the Redis command variants at their fixes.
+    fn parse_loop(k: &mut Knobs, tokens: &[(&str, FencingTokens)], retry_key: &str) -> Result<Self, KnobError> {
         let ttl_ns = k.millis(
             "ttl_ms",
             10_000,
@@ -109,7 +126,7 @@ impl ClientConfig {
             HOUR_MS,
             "lock TTL: the key's expiry and the client's lease",
         )?;
-        let mut cfg = ClientConfig {
+        Ok(ClientConfig {
             ttl_ns,
             work_ns: k.millis(
                 "work_ms",
@@ -166,49 +183,54 @@ impl ClientConfig {
                 FencingTokens::None,
                 "fencing tokens: incr = INCR in the lock's own acquire script, counter = INCR on a separate Redis, revision = the lock key's create revision",
             )?,
-        };
-        if redis {
-            cfg.renew_every_ns = k.millis(
-                "renew_every_ms",
-                0,
-                0,
-                HOUR_MS,
-                "watchdog renewal period while holding (0 = off)",
-            )?;
-            cfg.release = k.choice(
-                "release",
-                &[
-                    ("compare-and-delete", Release::CompareAndDelete),
-                    ("plain-del", Release::PlainDel),
-                ],
-                Release::CompareAndDelete,
-                "release by the seed's compare-and-delete script, or (wrong) by plain DEL",
-            )?;
-            cfg.acquire = k.choice(
-                "acquire",
-                &[
-                    ("set-nx-px", Acquire::SetNxPx),
-                    ("setnx-then-expire", Acquire::SetNxThenExpire),
-                ],
-                Acquire::SetNxPx,
-                "atomic SET NX PX, or (wrong) SETNX then EXPIRE as two commands",
-            )?;
-            cfg.renew = k.choice(
-                "renew",
-                &[("checked", Renew::Checked), ("blind", Renew::Blind)],
-                Renew::Checked,
-                "renewal checks the deadline and compares the lease, or (wrong) PEXPIREs blindly",
-            )?;
-        }
-        if cfg.renew_every_ns >= ttl_ns {
-            return Err(k.error(
-                "renew_every_ms",
-                format!(
-                    "must be below ttl_ms ({} ms), or the lease lapses between renewals",
-                    ttl_ns / 1_000_000
-                ),
-            ));
-        }
-        Ok(cfg)
+        })
     }
+
+    /// The Redis command variants: renewal, release, acquire (each with its known-wrong
+    /// variant).
+    fn parse_redis_commands(&mut self, k: &mut Knobs) -> Result<(), KnobError> {
+        self.renew_every_ns = k.millis(
+            "renew_every_ms",
+            0,
+            0,
+            HOUR_MS,
+            "watchdog renewal period while holding (0 = off)",
+        )?;
+        self.release = k.choice(
+            "release",
+            &[
+                ("compare-and-delete", Release::CompareAndDelete),
+                ("plain-del", Release::PlainDel),
+            ],
+            Release::CompareAndDelete,
+            "release by the seed's compare-and-delete script, or (wrong) by plain DEL",
+        )?;
+        self.acquire = k.choice(
+            "acquire",
+            &[
+                ("set-nx-px", Acquire::SetNxPx),
+                ("setnx-then-expire", Acquire::SetNxThenExpire),
+            ],
+            Acquire::SetNxPx,
+            "atomic SET NX PX, or (wrong) SETNX then EXPIRE as two commands",
+        )?;
+        self.renew = k.choice(
+            "renew",
+            &[("checked", Renew::Checked), ("blind", Renew::Blind)],
+            Renew::Checked,
+            "renewal checks the deadline and compares the lease, or (wrong) PEXPIREs blindly",
+        )?;
+        Ok(())
+    }
+}
+
+/// Reads `liveness_window_ms`, whose default is three TTLs.
+pub fn parse_liveness_window(k: &mut Knobs, ttl_ns: u64) -> Result<u64, KnobError> {
+    k.millis(
+        "liveness_window_ms",
+        3 * ttl_ns / 1_000_000,
+        1,
+        MAX_MS,
+        "liveness: some client must acquire within this after the last fault (default 3 x ttl)",
+    )
 }

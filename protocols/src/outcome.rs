@@ -1,0 +1,18 @@
+//! What one run of a model yields: its verdicts, its trace and its statistics.
+
+use locksim_sim::trace::TraceEvent;
+use locksim_sim::{Stats, Unfired, Verdict};
+
+/// A finished run, with message and observation types erased.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub verdicts: Vec<Verdict>,
+    /// Every event, erased for traces and timelines — with `Level::Full` only: building it
+    /// costs several times the simulation itself, and exploration wants verdicts alone.
+    pub trace: Vec<TraceEvent>,
+    pub stats: Stats,
+    pub end_ns: u64,
+    /// The plan entries whose trigger never came (an `after` event that did not happen often
+    /// enough): what the verdicts do not cover.
+    pub unfired_faults: Vec<Unfired>,
+}
