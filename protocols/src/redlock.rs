@@ -6,16 +6,15 @@
 //! retries after a random delay. Redlock offers no fencing token (Kleppmann's point); a scenario
 //! may give the resource tokens from a separate counter Redis.
 
-use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
-use crate::lock::{LockSetup, SERVER_GROUP};
 use locksim_sim::{Level, NodeId, NodeSetup};
 
-use crate::knobs::MAX_CLIENTS;
-use crate::knobs::{KnobError, Knobs};
+use crate::knobs::{KnobError, Knobs, MAX_CLIENTS};
 use crate::layout::{Layout, Role};
 use crate::lock::check::LOCK_INVARIANTS;
 use crate::lock::knobs::{Acquire, ClientConfig, ElapsedClock, FencingTokens, parse_liveness_window};
+use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
 use crate::lock::resource::Resource;
+use crate::lock::{LockSetup, SERVER_GROUP};
 use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
 use crate::redis::client::{LockClient, LockService, drift_allowance_ns};

@@ -10,17 +10,15 @@ pub mod msg;
 pub mod obs;
 pub mod server;
 
-use crate::lock::check_lock;
-use crate::lock::obs::RESOURCE_EVENTS;
-use crate::lock::{LockSetup, SERVER_GROUP};
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
-use crate::knobs::MAX_CLIENTS;
-use crate::knobs::{KnobError, Knobs};
+use crate::knobs::{KnobError, Knobs, MAX_CLIENTS};
 use crate::layout::{Layout, Role};
 use crate::lock::check::LOCK_INVARIANTS;
 use crate::lock::knobs::{ClientConfig, FencingTokens, parse_liveness_window};
+use crate::lock::obs::RESOURCE_EVENTS;
 use crate::lock::resource::{Resource, ResourceKind};
+use crate::lock::{LockSetup, SERVER_GROUP, check_lock};
 use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
 use crate::runner::run_world;

@@ -11,15 +11,15 @@ pub mod server;
 pub mod store;
 pub mod world;
 
-use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
-use crate::lock::{LockSetup, SERVER_GROUP};
 use locksim_sim::{Level, NodeId, NodeSetup};
 
 use crate::knobs::{KnobError, Knobs, MAX_CLIENTS, MAX_MS};
 use crate::layout::{Layout, Role};
 use crate::lock::check::LOCK_INVARIANTS;
 use crate::lock::knobs::{ClientConfig, ElapsedClock, FencingTokens, parse_liveness_window};
+use crate::lock::obs::{CLIENT_EVENTS, RESOURCE_EVENTS, SERVER_EVENTS};
 use crate::lock::resource::Resource;
+use crate::lock::{LockSetup, SERVER_GROUP};
 use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
 use crate::setting::Setting;

@@ -77,16 +77,7 @@ impl LockClient {
             if self.granted != 0 || self.service.unlock_all_after_failure {
                 // Unlock every instance; nobody waits for the answers.
                 let cmd = self.release_cmd();
-                for &server in &self.service.servers {
-                    self.next_req += 1;
-                    ctx.send(
-                        server,
-                        Msg::Redis {
-                            req: self.next_req,
-                            cmd,
-                        },
-                    );
-                }
+                self.send_to_all(ctx, cmd);
             }
             return self.backoff(ctx);
         }

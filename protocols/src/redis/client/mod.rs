@@ -268,11 +268,17 @@ impl LockClient {
         ctx.set_timer(TIMEOUT, self.cfg.request_timeout_ns);
     }
 
-    /// Sends `cmd` to every lock server (request `req + i` to server i).
+    /// Sends `cmd` to every lock server (request `req + i` to server i), collecting answers.
     fn broadcast(&mut self, ctx: &mut ClientCtx<'_>, cmd: Cmd, timeout_ns: u64) {
         self.req = self.next_req + 1;
         self.answered = 0;
         self.granted = 0;
+        self.send_to_all(ctx, cmd);
+        ctx.set_timer(TIMEOUT, timeout_ns);
+    }
+
+    /// Sends `cmd` to every lock server, each under a request id of its own.
+    fn send_to_all(&mut self, ctx: &mut ClientCtx<'_>, cmd: Cmd) {
         for &server in &self.service.servers {
             self.next_req += 1;
             ctx.send(
@@ -283,7 +289,6 @@ impl LockClient {
                 },
             );
         }
-        ctx.set_timer(TIMEOUT, timeout_ns);
     }
 
     fn on_timeout(&mut self, ctx: &mut ClientCtx<'_>) {
