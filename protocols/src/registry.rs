@@ -4,16 +4,16 @@
 use locksim_sim::Invariant;
 
 use crate::protocol::ProtocolSpec;
-use crate::{etcd, redis, redlock, scheduler, session, snowflake};
 
-/// The built-in models, in the order `locksim list` shows them.
+/// The built-in models, in the order `locksim list` shows them. A model is registered by its
+/// line here (and its `pub mod` in lib.rs), and nowhere else.
 pub static PROTOCOLS: &[&ProtocolSpec] = &[
-    &redis::SPEC,
-    &redlock::SPEC,
-    &etcd::SPEC,
-    &snowflake::SPEC,
-    &session::SPEC,
-    &scheduler::SPEC,
+    &crate::redis::SPEC,
+    &crate::redlock::SPEC,
+    &crate::etcd::SPEC,
+    &crate::snowflake::SPEC,
+    &crate::session::SPEC,
+    &crate::scheduler::SPEC,
 ];
 
 /// The built-in model of `kind`.

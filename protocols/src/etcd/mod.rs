@@ -251,11 +251,7 @@ impl Node for EtcdNode {
             EtcdNode::Server(n) => n.on_msg(ctx, from, msg),
             EtcdNode::Resource(n) => {
                 if let Msg::Resource { req, op } = msg {
-                    let (reply, obs) = n.handle(from, op);
-                    if let Some(obs) = obs {
-                        ctx.record(obs.into());
-                    }
-                    ctx.send(from, Msg::ResourceReply { req, reply });
+                    n.serve(ctx, from, op, |reply| Msg::ResourceReply { req, reply });
                 }
             }
         }
@@ -273,11 +269,7 @@ impl Node for EtcdNode {
         match self {
             EtcdNode::Client(n) => n.on_crash(),
             EtcdNode::Server(n) => n.on_crash(ctx),
-            EtcdNode::Resource(n) => {
-                if let Some(obs) = n.crash() {
-                    ctx.record(obs.into());
-                }
-            }
+            EtcdNode::Resource(n) => n.crash_in(ctx),
         }
     }
 

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use locksim_sim::NodeId;
+use locksim_sim::{Ctx, NodeId};
 use serde::Serialize;
 
 use crate::knobs::{KnobError, Knobs};
@@ -178,6 +178,30 @@ impl Resource {
                     (ResourceReply::Rejected { max: self.max_fence }, Some(refused))
                 }
             }
+        }
+    }
+
+    /// Serves one request inside a world: records what the resource notes and answers with
+    /// the world's own message (`reply` wraps the answer). Every world that contains a
+    /// resource does exactly this; `handle` is the logic alone.
+    pub fn serve<M, O: From<LockObs>>(
+        &mut self,
+        ctx: &mut Ctx<'_, M, O>,
+        from: NodeId,
+        op: ResourceOp,
+        reply: impl FnOnce(ResourceReply) -> M,
+    ) {
+        let (answer, obs) = self.handle(from, op);
+        if let Some(obs) = obs {
+            ctx.record(obs.into());
+        }
+        ctx.send(from, reply(answer));
+    }
+
+    /// A crash inside a world: `crash`, recording a forgotten fence.
+    pub fn crash_in<M, O: From<LockObs>>(&mut self, ctx: &mut Ctx<'_, M, O>) {
+        if let Some(obs) = self.crash() {
+            ctx.record(obs.into());
         }
     }
 

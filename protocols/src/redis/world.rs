@@ -53,11 +53,7 @@ impl Node for RedisWorldNode {
             RedisWorldNode::Redis(n) => n.on_msg(ctx, from, msg),
             RedisWorldNode::Resource(n) => {
                 if let Msg::Resource { req, op } = msg {
-                    let (reply, obs) = n.handle(from, op);
-                    if let Some(obs) = obs {
-                        ctx.record(obs);
-                    }
-                    ctx.send(from, Msg::ResourceReply { req, reply });
+                    n.serve(ctx, from, op, |reply| Msg::ResourceReply { req, reply });
                 }
             }
         }
@@ -75,11 +71,7 @@ impl Node for RedisWorldNode {
         match self {
             RedisWorldNode::Client(n) => n.on_crash(),
             RedisWorldNode::Redis(n) => n.on_crash(ctx),
-            RedisWorldNode::Resource(n) => {
-                if let Some(obs) = n.crash() {
-                    ctx.record(obs);
-                }
-            }
+            RedisWorldNode::Resource(n) => n.crash_in(ctx),
         }
     }
 
