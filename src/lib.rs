@@ -13,13 +13,15 @@ pub use proptest;
 // The library API for a user's own property tests (README: "Using locksim from your own
 // tests"): plan strategies, the shape and fault space they draw from, and the run-and-judge
 // entry point.
-pub use explore::{FaultKind, FaultSpace, KindLimits, Plan, PlanShape, ShapeNode, check, plans, violation};
+pub use explore::{Plan, PlanShape, ShapeNode, check, plans, violation};
+pub use fault_space::{FaultKind, FaultSpace, KindLimits};
 pub use locksim_protocols::{Role, Scenario};
 pub use locksim_sim::{Invariant, Status, Verdict, Violation};
 
 mod atomic_file;
 pub mod cli;
 pub mod explore;
+pub mod fault_space;
 pub mod list;
 pub mod load;
 pub mod render;

@@ -10,7 +10,9 @@ use serde_json::{Map, Value, json};
 
 use crate::load::{LoadedScenario, fault_lines};
 
-pub struct RunReport<'a> {
+/// One run's result: the loaded scenario, the seed, what the run recorded and judged, and
+/// the trace's hash (`locksim report` is another thing: the catalogue's matrix).
+pub struct RunResult<'a> {
     pub loaded: &'a LoadedScenario,
     pub seed: u64,
     pub outcome: Outcome,
@@ -103,13 +105,13 @@ fn ordinal(n: u32) -> String {
     format!("{n}{suffix}")
 }
 
-impl<'a> RunReport<'a> {
+impl<'a> RunResult<'a> {
     /// Runs the scenario with `seed` (its own seed when `None`), recording everything.
     pub fn run(loaded: &'a LoadedScenario, seed: Option<u64>) -> Self {
         let seed = seed.unwrap_or(loaded.scenario.seed);
         let outcome = run(&loaded.scenario, seed, Level::Full);
         let trace_sha256 = sha256_hex(outcome.trace.iter().map(|e| e.json.as_str()));
-        RunReport {
+        RunResult {
             loaded,
             seed,
             outcome,

@@ -6,11 +6,13 @@
 //! side, the first round in full, and each stretch in between becomes one
 //! "... n routine events ..." line.
 
+use locksim_protocols::Scenario;
 use locksim_sim::trace::TraceEvent;
+use locksim_sim::{Status, Verdict};
 
 use crate::render::select::shown;
 use crate::render::{Marks, NETWORK, Row, secs, select};
-use crate::run_result::RunReport;
+use crate::run_result::RunResult;
 
 pub use crate::render::TimelineMode;
 
@@ -67,19 +69,19 @@ pub fn timeline(events: &[TraceEvent], marks: &Marks, mode: TimelineMode) -> Vec
 }
 
 /// The whole text result of `locksim run`.
-pub fn render_run(report: &RunReport<'_>, mode: TimelineMode) -> String {
-    use locksim_sim::{Status, time::fmt_secs};
-    let s = &report.loaded.scenario;
-    let o = &report.outcome;
+pub fn render_run(result: &RunResult<'_>, mode: TimelineMode) -> String {
+    use locksim_sim::time::fmt_secs;
+    let s = &result.loaded.scenario;
+    let o = &result.outcome;
     let mut out = String::new();
-    out.push_str(&format!("{}  ({})\n", s.name, report.loaded.file));
+    out.push_str(&format!("{}  ({})\n", s.name, result.loaded.file));
     if !s.description.is_empty() {
         out.push_str(&format!("  {}\n", s.description));
     }
     out.push_str(&format!(
         "  {}, seed {}: {} simulated, {} events ({} messages sent, {} delivered, {} timers)\n\n",
         s.protocol.kind(),
-        report.seed,
+        result.seed,
         fmt_secs(o.end_ns),
         o.trace.len(),
         o.stats.sent,
@@ -89,47 +91,9 @@ pub fn render_run(report: &RunReport<'_>, mode: TimelineMode) -> String {
     out.push_str("verdicts\n");
     let marks = Marks::from_verdicts(&o.verdicts);
     for v in &o.verdicts {
-        let expected = s.expect.iter().find(|(i, _)| *i == v.invariant).map(|(_, e)| *e);
-        let word = v.status.word();
-        let shown = if matches!(v.status, Status::Violated(_)) {
-            "VIOLATED"
-        } else {
-            word
-        };
-        let verdict = match expected {
-            Some(e) if e.word() == word => format!("{shown:<15} as expected"),
-            Some(e) => format!("{shown:<15} EXPECTED {}", e.word()),
-            None => format!("{shown:<15} {:<11}", ""),
-        };
-        let detail = match &v.status {
-            Status::Held(what) => what.clone(),
-            Status::NotApplicable(why) => why.clone(),
-            Status::Violated(x) => format!("event #{}: {}", x.event, x.why),
-        };
-        out.push_str(&format!("  {:<17} {verdict}  {detail}\n", v.invariant.id()));
+        out.push_str(&verdict_line(s, v));
     }
-    let unfired = report.unfired();
-    let names = report.names();
-    for u in &unfired {
-        out.push_str(&format!(
-            "  {}  NEVER FIRED: {}; the verdicts do not cover it\n",
-            u.label(),
-            u.describe(&names)
-        ));
-    }
-    let mut problems: Vec<String> = report
-        .mismatches()
-        .iter()
-        .map(|m| format!("{} expected {}, got {}", m.invariant.id(), m.expected.word(), m.got))
-        .collect();
-    problems.extend(unfired.iter().map(|u| format!("{} never fired", u.label())));
-    if !problems.is_empty() {
-        out.push_str(&format!("  => NOT AS EXPECTED: {}\n", problems.join("; ")));
-    } else if s.expect.is_empty() {
-        out.push_str("  (no [expect] section: exit status says whether anything was violated)\n");
-    } else {
-        out.push_str("  => every expectation met\n");
-    }
+    out.push_str(&expectations(result));
     let lines = timeline(&o.trace, &marks, mode);
     if !lines.is_empty() {
         out.push_str("\ntimeline (seconds)\n");
@@ -137,6 +101,57 @@ pub fn render_run(report: &RunReport<'_>, mode: TimelineMode) -> String {
             out.push_str(&line);
             out.push('\n');
         }
+    }
+    out
+}
+
+/// A verdict's line: the invariant, its status beside what `[expect]` says, and the checker's
+/// detail.
+fn verdict_line(s: &Scenario, v: &Verdict) -> String {
+    let expected = s.expect.iter().find(|(i, _)| *i == v.invariant).map(|(_, e)| *e);
+    let word = v.status.word();
+    let shown = if matches!(v.status, Status::Violated(_)) {
+        "VIOLATED"
+    } else {
+        word
+    };
+    let verdict = match expected {
+        Some(e) if e.word() == word => format!("{shown:<15} as expected"),
+        Some(e) => format!("{shown:<15} EXPECTED {}", e.word()),
+        None => format!("{shown:<15} {:<11}", ""),
+    };
+    let detail = match &v.status {
+        Status::Held(what) => what.clone(),
+        Status::NotApplicable(why) => why.clone(),
+        Status::Violated(x) => format!("event #{}: {}", x.event, x.why),
+    };
+    format!("  {:<17} {verdict}  {detail}\n", v.invariant.id())
+}
+
+/// The faults that never fired, then whether the run met its expectations and, if not, why.
+fn expectations(result: &RunResult<'_>) -> String {
+    let mut out = String::new();
+    let unfired = result.unfired();
+    let names = result.names();
+    for u in &unfired {
+        out.push_str(&format!(
+            "  {}  NEVER FIRED: {}; the verdicts do not cover it\n",
+            u.label(),
+            u.describe(&names)
+        ));
+    }
+    let mut problems: Vec<String> = result
+        .mismatches()
+        .iter()
+        .map(|m| format!("{} expected {}, got {}", m.invariant.id(), m.expected.word(), m.got))
+        .collect();
+    problems.extend(unfired.iter().map(|u| format!("{} never fired", u.label())));
+    if !problems.is_empty() {
+        out.push_str(&format!("  => NOT AS EXPECTED: {}\n", problems.join("; ")));
+    } else if result.loaded.scenario.expect.is_empty() {
+        out.push_str("  (no [expect] section: exit status says whether anything was violated)\n");
+    } else {
+        out.push_str("  => every expectation met\n");
     }
     out
 }

@@ -11,21 +11,21 @@ use serde_json::Value;
 
 use crate::load::{LoadError, LoadedScenario, parse_with_space};
 use crate::render::Cast;
-use crate::run_result::RunReport;
+use crate::run_result::RunResult;
 
 pub const FORMAT: &str = "locksim-trace";
 pub const VERSION: u64 = 1;
 
 /// The trace of a run, as file text.
-pub fn trace_text(report: &RunReport<'_>) -> String {
+pub fn trace_text(run: &RunResult<'_>) -> String {
     let header = [
         ("format", Value::from(FORMAT)),
         ("version", Value::from(VERSION)),
         ("engine", Value::from(ENGINE_VERSION)),
-        ("scenario_file", Value::from(report.loaded.file.as_str())),
-        ("seed", Value::from(report.seed)),
-        ("scenario", Value::from(report.loaded.source.as_str())),
-        ("result", report.json()),
+        ("scenario_file", Value::from(run.loaded.file.as_str())),
+        ("seed", Value::from(run.seed)),
+        ("scenario", Value::from(run.loaded.source.as_str())),
+        ("result", run.json()),
     ];
     let mut text = String::from("{\n");
     for (key, value) in header {
@@ -35,7 +35,7 @@ pub fn trace_text(report: &RunReport<'_>) -> String {
         ));
     }
     text.push_str("\"events\": [\n");
-    let lines: Vec<&str> = report.outcome.trace.iter().map(|e| e.json.as_str()).collect();
+    let lines: Vec<&str> = run.outcome.trace.iter().map(|e| e.json.as_str()).collect();
     text.push_str(&lines.join(",\n"));
     text.push_str("\n]}\n");
     text
@@ -160,8 +160,8 @@ pub fn replay(trace: &TraceFile) -> Result<Replay, LoadError> {
         file: trace.scenario_file.clone(),
         source: trace.scenario_text.clone(),
     };
-    let report = RunReport::run(&loaded, Some(trace.seed));
-    let replayed: Vec<Value> = report
+    let replayed_run = RunResult::run(&loaded, Some(trace.seed));
+    let replayed: Vec<Value> = replayed_run
         .outcome
         .trace
         .iter()
@@ -178,7 +178,7 @@ pub fn replay(trace: &TraceFile) -> Result<Replay, LoadError> {
             });
         }
     }
-    let differences = result_differences(&trace.result, &report.json());
+    let differences = result_differences(&trace.result, &replayed_run.json());
     if !differences.is_empty() {
         return Ok(Replay::ResultDiffers { differences });
     }

@@ -24,7 +24,7 @@ use locksim::load::load_file;
 use locksim::protocols::Role;
 use locksim::protocols::lock::obs::{Deadline, LockObs};
 use locksim::render::{Cast, Marks, mermaid};
-use locksim::run_result::RunReport;
+use locksim::run_result::RunResult;
 use locksim::sim::Salience;
 use locksim::sim::history::DropReason;
 use locksim::sim::trace::{Happening, Observed, Stamp, TraceEvent};
@@ -178,7 +178,7 @@ fn every_catalogue_diagram_parses_with_mermaids_own_parser() {
     for path in common::catalogue() {
         let rel = path.strip_prefix(&root).unwrap();
         let loaded = load_file(rel).unwrap_or_else(|e| panic!("{e}"));
-        let report = RunReport::run(&loaded, None);
+        let report = RunResult::run(&loaded, None);
         let cast = Cast::of(&loaded.scenario);
         let text = mermaid(
             &report.outcome.trace,

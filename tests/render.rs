@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 use common::mermaid::{arrows, participants, unescape};
 use locksim::load::load_file;
 use locksim::render::{Cast, Marks, lanes, mermaid, svg};
-use locksim::run_result::RunReport;
+use locksim::run_result::RunResult;
 use locksim::sim::trace::{Happening, TraceEvent};
 use locksim::trace_file::{self, trace_text};
 
 /// The events and marks of a catalogue scenario run at its own seed.
 fn live(rel: &str) -> (Vec<TraceEvent>, Cast, Marks) {
     let loaded = load_file(&common::scenario(rel)).unwrap_or_else(|e| panic!("{e}"));
-    let report = RunReport::run(&loaded, None);
+    let report = RunResult::run(&loaded, None);
     let marks = Marks::from_verdicts(&report.outcome.verdicts);
     (report.outcome.trace, Cast::of(&loaded.scenario), marks)
 }
@@ -258,7 +258,7 @@ fn a_trace_file_renders_exactly_as_the_live_run() {
     // and marks, so every view of it is the live run's.
     for scenario in common::catalogue() {
         let loaded = load_file(&scenario).unwrap_or_else(|e| panic!("{e}"));
-        let report = RunReport::run(&loaded, None);
+        let report = RunResult::run(&loaded, None);
         let live_marks = Marks::from_verdicts(&report.outcome.verdicts);
         std::fs::write(&trace, trace_text(&report)).unwrap();
         let file = trace_file::read(&trace).unwrap_or_else(|e| panic!("{e}"));

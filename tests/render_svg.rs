@@ -11,7 +11,7 @@ use std::path::Path;
 use common::mermaid::{arrows, participants, unescape};
 use locksim::load::load_file;
 use locksim::render::{Cast, Marks, Row, TimelineMode, mermaid, select, svg};
-use locksim::run_result::RunReport;
+use locksim::run_result::RunResult;
 use locksim::sim::trace::{Happening, TraceEvent};
 use roxmltree::{Document, Node};
 
@@ -36,7 +36,7 @@ const REFUSAL_RGB: &str = "rgb(255, 236, 179)";
 /// The events and marks of a catalogue scenario run at its own seed.
 fn live(rel: &str) -> (Vec<TraceEvent>, Cast, Marks) {
     let loaded = load_file(&common::scenario(rel)).unwrap_or_else(|e| panic!("{e}"));
-    let report = RunReport::run(&loaded, None);
+    let report = RunResult::run(&loaded, None);
     let marks = Marks::from_verdicts(&report.outcome.verdicts);
     (report.outcome.trace, Cast::of(&loaded.scenario), marks)
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use locksim::load::load_file;
-use locksim::run_result::RunReport;
+use locksim::run_result::RunResult;
 use locksim::timeline::{TimelineMode, render_run};
 
 #[test]
@@ -15,7 +15,7 @@ fn every_catalogue_scenario_has_a_pinned_timeline() {
         let rel = path.strip_prefix(&root).unwrap();
         // Relative paths keep the snapshot independent of where the checkout lives.
         let loaded = load_file(rel).unwrap_or_else(|e| panic!("{e}"));
-        let report = RunReport::run(&loaded, None);
+        let report = RunResult::run(&loaded, None);
         let text = render_run(&report, TimelineMode::Compact);
         let name = rel.with_extension("").to_string_lossy().replace(['/', '\\'], "__");
         insta::with_settings!({ snapshot_path => root.join("tests/snapshots"), prepend_module_to_snapshot => false }, {

@@ -10,7 +10,7 @@ mod common;
 
 use locksim::load::load_file;
 use locksim::render::{Cast, Marks, lanes, mermaid, svg};
-use locksim::run_result::RunReport;
+use locksim::run_result::RunResult;
 use locksim::sim::trace::sha256_hex;
 use locksim::timeline::{TimelineMode, render_run};
 
@@ -27,7 +27,7 @@ fn lines() -> Vec<String> {
         seeds.sort_unstable();
         seeds.dedup();
         for seed in seeds {
-            let report = RunReport::run(&loaded, Some(seed));
+            let report = RunResult::run(&loaded, Some(seed));
             let verdicts: Vec<String> = report
                 .outcome
                 .verdicts
@@ -41,7 +41,7 @@ fn lines() -> Vec<String> {
                 verdicts.join(",")
             ));
         }
-        let report = RunReport::run(&loaded, None);
+        let report = RunResult::run(&loaded, None);
         let events = &report.outcome.trace;
         let marks = Marks::from_verdicts(&report.outcome.verdicts);
         let cast = Cast::of(&loaded.scenario);

@@ -16,7 +16,8 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use locksim::explore::{FaultSpace, plan_for_seed};
+use locksim::explore::plan_for_seed;
+use locksim::fault_space::FaultSpace;
 use locksim::protocols::{Scenario, run};
 use locksim::sim::{Level, Stats};
 

@@ -1,22 +1,23 @@
 //! Property-based exploration (DESIGN: "engineers state a protocol variant and its fault
 //! space, explore thousands of seeds, get the smallest failing fault schedule back as a
-//! scenario file"): fault spaces, swarm plans derived from a seed, a deterministic parallel
-//! runner, and shrinking.
+//! scenario file"): swarm plans derived from a seed and drawn from the scenario's fault space
+//! ([`crate::fault_space`], which the loader reads), a deterministic parallel runner, shrinking,
+//! and the minimal counterexample written back as a scenario file.
 
-pub mod command;
+pub mod counterexample;
 pub mod plan;
+pub mod progress;
 pub mod runner;
 pub mod scenario_toml;
 pub mod shape;
 pub mod shrink;
-pub mod space;
 pub mod strategy;
+pub mod summary;
 pub mod swarm;
 
 pub use plan::Plan;
 pub use runner::{Options, Summary, explore};
 pub use shape::{PlanShape, ShapeNode};
-pub use space::{FaultKind, FaultSpace, KindLimits};
 pub use strategy::plans;
 pub use swarm::plan_for_seed;
 

@@ -81,12 +81,10 @@ fn quote(s: &str) -> String {
 
 /// One fault entry as a `[[fault]]` table.
 pub fn fault_toml(e: &FaultEntry, names: &Names) -> String {
-    let n = |id: NodeId| quote(names.of(id));
     let mut out = String::from("[[fault]]\n");
-    let line = |out: &mut String, key: &str, value: String| out.push_str(&format!("{key} = {value}\n"));
     line(&mut out, "kind", quote(e.action.kind()));
     if let Some(node) = e.action.node() {
-        line(&mut out, "node", n(node));
+        line(&mut out, "node", quote(names.of(node)));
     }
     match &e.trigger {
         Trigger::At { at_ns } => line(&mut out, "at_ms", ms(*at_ns).to_string()),
@@ -97,18 +95,30 @@ pub fn fault_toml(e: &FaultEntry, names: &Names) -> String {
             }
         }
     }
-    match &e.action {
+    action_lines(&mut out, &e.action, names);
+    out
+}
+
+/// A `key = value` line of a table.
+fn line(out: &mut String, key: &str, value: String) {
+    out.push_str(&format!("{key} = {value}\n"));
+}
+
+/// The keys of a fault's action beyond its kind and node: how long, how hard, which links.
+fn action_lines(out: &mut String, action: &FaultAction, names: &Names) {
+    let n = |id: NodeId| quote(names.of(id));
+    match action {
         FaultAction::Pause {
             duration_ns, suspend, ..
         } => {
-            line(&mut out, "duration_ms", ms(*duration_ns).to_string());
+            line(out, "duration_ms", ms(*duration_ns).to_string());
             if *suspend {
-                line(&mut out, "suspend", "true".into());
+                line(out, "suspend", "true".into());
             }
         }
         FaultAction::Crash { restart_after_ns, .. } => {
             if let Some(r) = restart_after_ns {
-                line(&mut out, "restart_after_ms", ms(*r).to_string());
+                line(out, "restart_after_ms", ms(*r).to_string());
             }
         }
         FaultAction::Partition {
@@ -116,34 +126,30 @@ pub fn fault_toml(e: &FaultEntry, names: &Names) -> String {
             one_way,
             heal_after_ns,
         } => {
-            let groups: Vec<String> = groups
-                .iter()
-                .map(|g| format!("[{}]", g.iter().map(|x| n(*x)).collect::<Vec<_>>().join(", ")))
-                .collect();
-            line(&mut out, "groups", format!("[{}]", groups.join(", ")));
+            line(out, "groups", groups_toml(groups, names));
             if *one_way {
-                line(&mut out, "one_way", "true".into());
+                line(out, "one_way", "true".into());
             }
             if let Some(h) = heal_after_ns {
-                line(&mut out, "heal_after_ms", ms(*h).to_string());
+                line(out, "heal_after_ms", ms(*h).to_string());
             }
         }
         FaultAction::Isolate { heal_after_ns, .. } => {
             if let Some(h) = heal_after_ns {
-                line(&mut out, "heal_after_ms", ms(*h).to_string());
+                line(out, "heal_after_ms", ms(*h).to_string());
             }
         }
-        FaultAction::ClockJump { by_ns, .. } => line(&mut out, "by_ms", (by_ns / NS_PER_MS as i64).to_string()),
+        FaultAction::ClockJump { by_ns, .. } => line(out, "by_ms", (by_ns / NS_PER_MS as i64).to_string()),
         FaultAction::Delay {
             from,
             to,
             window_ns,
             extra_ns,
         } => {
-            line(&mut out, "from", n(*from));
-            line(&mut out, "to", n(*to));
-            line(&mut out, "window_ms", ms(*window_ns).to_string());
-            line(&mut out, "extra_ms", ms(*extra_ns).to_string());
+            line(out, "from", n(*from));
+            line(out, "to", n(*to));
+            line(out, "window_ms", ms(*window_ns).to_string());
+            line(out, "extra_ms", ms(*extra_ns).to_string());
         }
         FaultAction::Loss {
             from,
@@ -153,21 +159,34 @@ pub fn fault_toml(e: &FaultEntry, names: &Names) -> String {
             ..
         } => {
             if let Some(f) = from {
-                line(&mut out, "from", n(*f));
+                line(out, "from", n(*f));
             }
             if let Some(t) = to {
-                line(&mut out, "to", n(*t));
+                line(out, "to", n(*t));
             }
             line(
-                &mut out,
+                out,
                 "probability",
                 format!("{}.{:06}", ppm / 1_000_000, ppm % 1_000_000),
             );
             if let Some(w) = window_ns {
-                line(&mut out, "window_ms", ms(*w).to_string());
+                line(out, "window_ms", ms(*w).to_string());
             }
         }
         FaultAction::Failover { .. } => {}
     }
-    out
+}
+
+/// A partition's groups as an array of arrays of node names.
+fn groups_toml(groups: &[Vec<NodeId>], names: &Names) -> String {
+    let groups: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            format!(
+                "[{}]",
+                g.iter().map(|x| quote(names.of(*x))).collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect();
+    format!("[{}]", groups.join(", "))
 }

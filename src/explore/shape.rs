@@ -1,11 +1,13 @@
 //! What exploration needs to know about a world: its nodes with their roles and the events
 //! each records, the failover targets, the run's length and the faults every plan starts with.
-//! Both the default fault space ([`FaultSpace::defaults_for`](super::FaultSpace::defaults_for))
+//! Both the default fault space ([`FaultSpace::defaults_for`](FaultSpace::defaults_for))
 //! and the plan strategies ([`plans`](super::plans)) read it, so it lives apart from both.
 
 use locksim_protocols::{Role, Scenario};
 use locksim_sim::time::NS_PER_MS;
 use locksim_sim::{Names, NodeId};
+
+use crate::fault_space::FaultSpace;
 
 use super::plan::Plan;
 
@@ -13,7 +15,7 @@ use super::plan::Plan;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShapeNode {
     pub name: String,
-    /// Decides which kinds strike it by default ([`FaultSpace::defaults_for`](super::FaultSpace::defaults_for)).
+    /// Decides which kinds strike it by default ([`FaultSpace::defaults_for`](FaultSpace::defaults_for)).
     pub role: Role,
     /// The events it records: what a fault's `after` on it may name. A node that records
     /// none is struck `after` a client's event instead.
@@ -83,5 +85,15 @@ impl PlanShape {
     /// The nodes' names, for rendering plans ([`Plan::to_toml`]).
     pub fn names(&self) -> Names {
         Names::new(self.nodes.iter().map(|n| n.name.clone()).collect())
+    }
+}
+
+impl FaultSpace {
+    /// The default space of a plan shape — a scenario's, or one built by hand for a protocol
+    /// defined outside the crates: every kind with a node to strike, by the nodes' roles,
+    /// exactly as [`FaultSpace::defaults`] does for a built-in protocol.
+    pub fn defaults_for(shape: &PlanShape) -> Self {
+        let topology: Vec<(String, Role)> = shape.nodes.iter().map(|n| (n.name.clone(), n.role)).collect();
+        Self::defaults_over(&topology, &shape.failover_targets)
     }
 }

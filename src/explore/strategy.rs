@@ -28,6 +28,8 @@
 //! });
 //! ```
 
+use std::ops::RangeInclusive;
+
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -40,7 +42,7 @@ use locksim_sim::{FaultAction, FaultEntry, NodeId, Trigger};
 
 use super::plan::Plan;
 use super::shape::{PlanShape, ShapeNode};
-use super::space::{FaultKind, FaultSpace};
+use crate::fault_space::{FaultKind, FaultSpace};
 
 /// One generated entry: a fault, or a node's clock rate for the whole run.
 #[derive(Clone, Debug)]
@@ -142,31 +144,8 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
                 fault(t, action)
             })
             .boxed(),
-        FaultKind::Partition => {
-            if others.is_empty() {
-                return None;
-            }
-            // The struck node, with about a quarter of the others, cut from the rest.
-            let joins = vec(proptest::bool::weighted(0.25), others.len());
-            (trigger, joins, proptest::bool::weighted(0.2), magnitude)
-                .prop_map(move |(t, joins, one_way, ms)| {
-                    let mut side = vec![node];
-                    let mut rest = Vec::new();
-                    for (&other, join) in others.iter().zip(joins) {
-                        if join { side.push(other) } else { rest.push(other) }
-                    }
-                    if rest.is_empty() {
-                        rest.push(side.pop().expect("two nodes at least"));
-                    }
-                    let action = FaultAction::Partition {
-                        groups: vec![side, rest],
-                        one_way,
-                        heal_after_ns: Some(ms * NS_PER_MS),
-                    };
-                    fault(t, action)
-                })
-                .boxed()
-        }
+        FaultKind::Partition if others.is_empty() => return None,
+        FaultKind::Partition => partitions(trigger, node, others, magnitude),
         FaultKind::ClockJump => (trigger, any::<bool>(), magnitude)
             .prop_map(move |(t, back, ms)| {
                 let action = FaultAction::ClockJump {
@@ -182,22 +161,8 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
                 Entry::Drift(node, ppm as i32)
             })
             .boxed(),
-        FaultKind::Delay => {
-            if others.is_empty() {
-                return None;
-            }
-            (trigger, select(others), 1..=2_000u64, magnitude)
-                .prop_map(move |(t, to, window_ms, extra_ms)| {
-                    let action = FaultAction::Delay {
-                        from: node,
-                        to,
-                        window_ns: window_ms * NS_PER_MS,
-                        extra_ns: extra_ms * NS_PER_MS,
-                    };
-                    fault(t, action)
-                })
-                .boxed()
-        }
+        FaultKind::Delay if others.is_empty() => return None,
+        FaultKind::Delay => delays(trigger, node, others, magnitude),
         FaultKind::Loss => (trigger, 1..=max.clamp(1, 1_000_000), 1..=10_000u64)
             .prop_map(move |(t, ppm, window_ms)| {
                 let action = FaultAction::Loss {
@@ -214,6 +179,54 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
             .prop_map(move |t| fault(t, FaultAction::Failover { node }))
             .boxed(),
     })
+}
+
+/// Partitions cutting `node`, with about a quarter of the `others`, from the rest.
+fn partitions(
+    trigger: BoxedStrategy<Trigger>,
+    node: NodeId,
+    others: Vec<NodeId>,
+    magnitude: RangeInclusive<u64>,
+) -> BoxedStrategy<Entry> {
+    let joins = vec(proptest::bool::weighted(0.25), others.len());
+    (trigger, joins, proptest::bool::weighted(0.2), magnitude)
+        .prop_map(move |(t, joins, one_way, ms)| {
+            let mut side = vec![node];
+            let mut rest = Vec::new();
+            for (&other, join) in others.iter().zip(joins) {
+                if join { side.push(other) } else { rest.push(other) }
+            }
+            if rest.is_empty() {
+                rest.push(side.pop().expect("two nodes at least"));
+            }
+            let action = FaultAction::Partition {
+                groups: vec![side, rest],
+                one_way,
+                heal_after_ns: Some(ms * NS_PER_MS),
+            };
+            Entry::Fault(FaultEntry { trigger: t, action })
+        })
+        .boxed()
+}
+
+/// Delays of what `node` sends to one of the `others`.
+fn delays(
+    trigger: BoxedStrategy<Trigger>,
+    node: NodeId,
+    others: Vec<NodeId>,
+    magnitude: RangeInclusive<u64>,
+) -> BoxedStrategy<Entry> {
+    (trigger, select(others), 1..=2_000u64, magnitude)
+        .prop_map(move |(t, to, window_ms, extra_ms)| {
+            let action = FaultAction::Delay {
+                from: node,
+                to,
+                window_ns: window_ms * NS_PER_MS,
+                extra_ns: extra_ms * NS_PER_MS,
+            };
+            Entry::Fault(FaultEntry { trigger: t, action })
+        })
+        .boxed()
 }
 
 /// When an entry striking `node` fires: at a true time in the run's first three quarters, or

@@ -11,7 +11,7 @@ use locksim_sim::time::NS_PER_MS;
 use locksim_sim::{FaultAction, FaultEntry, NodeId, Trigger};
 
 use super::plan::Plan;
-use super::space::{FaultKind, FaultSpace};
+use crate::fault_space::{FaultKind, FaultSpace};
 
 fn pick<T: Copy>(rng: &mut ChaCha8Rng, items: &[T]) -> T {
     items[uniform(rng, 0, items.len() as u64 - 1) as usize]
@@ -21,21 +21,7 @@ fn pick<T: Copy>(rng: &mut ChaCha8Rng, items: &[T]) -> T {
 pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
     let mut rng = stream(seed, "explore");
     let mut plan = Plan::of(s);
-    let enabled: Vec<FaultKind> = space.kinds.keys().copied().collect();
-    // Swarm: each kind on with probability 1/2 (at least one), each with its own intensity.
-    let mut on: Vec<(FaultKind, u64)> = enabled
-        .iter()
-        .filter(|_| uniform(&mut rng, 0, 1) == 1)
-        .map(|&k| (k, 0))
-        .collect();
-    if on.is_empty() {
-        on.push((pick(&mut rng, &enabled), 0));
-    }
-    for (kind, intensity) in &mut on {
-        // The share of the kind's maximum this run may use: a quarter, a half or all of it.
-        let max = space.kinds[kind].max;
-        *intensity = (max >> uniform(&mut rng, 0, 2)).max(1);
-    }
+    let on = swarm(&mut rng, space);
     let duration_ms = s.duration_ns / NS_PER_MS;
     let layout = s.protocol.layout();
     let count = uniform(&mut rng, 1, u64::from(space.max_faults));
@@ -52,75 +38,99 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
         }
         let trigger = trigger(&mut rng, &layout, node, duration_ms);
         let magnitude_ms = uniform(&mut rng, 1, intensity);
-        let action = match kind {
-            FaultKind::Pause | FaultKind::Suspend => FaultAction::Pause {
-                node,
-                duration_ns: magnitude_ms * NS_PER_MS,
-                suspend: kind == FaultKind::Suspend,
-            },
-            FaultKind::Crash => FaultAction::Crash {
-                node,
-                restart_after_ns: Some(uniform(&mut rng, 0, intensity) * NS_PER_MS),
-            },
-            FaultKind::Partition => {
-                // Cut the chosen node, with a random share of the others, from the rest.
-                let mut side = vec![node];
-                let mut rest = Vec::new();
-                for i in 0..layout.len() as u32 {
-                    let other = NodeId(i);
-                    if other == node {
-                        continue;
-                    }
-                    if uniform(&mut rng, 0, 3) == 0 {
-                        side.push(other)
-                    } else {
-                        rest.push(other)
-                    }
-                }
-                if rest.is_empty() {
-                    rest.push(side.pop().expect("two nodes at least"));
-                }
-                FaultAction::Partition {
-                    groups: vec![side, rest],
-                    one_way: uniform(&mut rng, 0, 4) == 0,
-                    heal_after_ns: Some(magnitude_ms * NS_PER_MS),
-                }
-            }
-            FaultKind::ClockJump => {
-                let sign = if uniform(&mut rng, 0, 1) == 0 { 1 } else { -1 };
-                FaultAction::ClockJump {
-                    node,
-                    by_ns: sign * (magnitude_ms * NS_PER_MS) as i64,
-                }
-            }
-            FaultKind::Delay => {
-                let to = pick(
-                    &mut rng,
-                    &(0..layout.len() as u32)
-                        .map(NodeId)
-                        .filter(|n| *n != node)
-                        .collect::<Vec<_>>(),
-                );
-                FaultAction::Delay {
-                    from: node,
-                    to,
-                    window_ns: uniform(&mut rng, 1, 2_000) * NS_PER_MS,
-                    extra_ns: magnitude_ms * NS_PER_MS,
-                }
-            }
-            FaultKind::Loss => FaultAction::Loss {
-                from: Some(node),
-                to: None,
-                ppm: uniform(&mut rng, 1, intensity.min(1_000_000)) as u32,
-                window_ns: Some(uniform(&mut rng, 1, 10_000) * NS_PER_MS),
-                duplicate: false,
-            },
-            FaultKind::Failover => FaultAction::Failover { node },
-            FaultKind::Drift => unreachable!("drift is a clock rate, handled above"),
-        };
+        let action = action(&mut rng, kind, node, intensity, magnitude_ms, layout.len() as u32);
         plan.faults.push(FaultEntry { trigger, action });
     }
     plan
+}
+
+/// Swarm: each kind of the space on with probability 1/2 (at least one), each with its own
+/// intensity — the share of the kind's maximum this run may use: a quarter, a half or all.
+fn swarm(rng: &mut ChaCha8Rng, space: &FaultSpace) -> Vec<(FaultKind, u64)> {
+    let enabled: Vec<FaultKind> = space.kinds.keys().copied().collect();
+    let mut on: Vec<(FaultKind, u64)> = enabled
+        .iter()
+        .filter(|_| uniform(rng, 0, 1) == 1)
+        .map(|&k| (k, 0))
+        .collect();
+    if on.is_empty() {
+        on.push((pick(rng, &enabled), 0));
+    }
+    for (kind, intensity) in &mut on {
+        let max = space.kinds[kind].max;
+        *intensity = (max >> uniform(rng, 0, 2)).max(1);
+    }
+    on
+}
+
+/// The fault of one entry of `kind` striking `node` (of `nodes`), `magnitude_ms` strong, with
+/// whatever else it draws (a restart, the other side of a cut, a link, a probability).
+fn action(
+    rng: &mut ChaCha8Rng,
+    kind: FaultKind,
+    node: NodeId,
+    intensity: u64,
+    magnitude_ms: u64,
+    nodes: u32,
+) -> FaultAction {
+    match kind {
+        FaultKind::Pause | FaultKind::Suspend => FaultAction::Pause {
+            node,
+            duration_ns: magnitude_ms * NS_PER_MS,
+            suspend: kind == FaultKind::Suspend,
+        },
+        FaultKind::Crash => FaultAction::Crash {
+            node,
+            restart_after_ns: Some(uniform(rng, 0, intensity) * NS_PER_MS),
+        },
+        FaultKind::Partition => FaultAction::Partition {
+            groups: cut(rng, node, nodes),
+            one_way: uniform(rng, 0, 4) == 0,
+            heal_after_ns: Some(magnitude_ms * NS_PER_MS),
+        },
+        FaultKind::ClockJump => {
+            let sign = if uniform(rng, 0, 1) == 0 { 1 } else { -1 };
+            FaultAction::ClockJump {
+                node,
+                by_ns: sign * (magnitude_ms * NS_PER_MS) as i64,
+            }
+        }
+        FaultKind::Delay => {
+            let to = pick(rng, &(0..nodes).map(NodeId).filter(|n| *n != node).collect::<Vec<_>>());
+            FaultAction::Delay {
+                from: node,
+                to,
+                window_ns: uniform(rng, 1, 2_000) * NS_PER_MS,
+                extra_ns: magnitude_ms * NS_PER_MS,
+            }
+        }
+        FaultKind::Loss => FaultAction::Loss {
+            from: Some(node),
+            to: None,
+            ppm: uniform(rng, 1, intensity.min(1_000_000)) as u32,
+            window_ns: Some(uniform(rng, 1, 10_000) * NS_PER_MS),
+            duplicate: false,
+        },
+        FaultKind::Failover => FaultAction::Failover { node },
+        FaultKind::Drift => unreachable!("drift is a clock rate, handled above"),
+    }
+}
+
+/// A partition's two sides: `node`, with a random share of the others, cut from the rest.
+fn cut(rng: &mut ChaCha8Rng, node: NodeId, nodes: u32) -> Vec<Vec<NodeId>> {
+    let mut side = vec![node];
+    let mut rest = Vec::new();
+    for other in (0..nodes).map(NodeId).filter(|n| *n != node) {
+        if uniform(rng, 0, 3) == 0 {
+            side.push(other)
+        } else {
+            rest.push(other)
+        }
+    }
+    if rest.is_empty() {
+        rest.push(side.pop().expect("two nodes at least"));
+    }
+    vec![side, rest]
 }
 
 /// Half the entries fire at a true time, half right after an event of the struck node (or, for

@@ -63,37 +63,7 @@ pub fn parse(
             i64::from(DRIFT_PPM_MAX),
             "rate error of both clocks in parts per million; positive runs fast",
         )?;
-        if let Some(jumps) = k.raw("jumps", "array of { at_ms, by_ms }", "wall-clock steps") {
-            let KnobValue::List(jumps) = jumps else {
-                return Err(k.error("jumps", "must be an array of { at_ms, by_ms } tables"));
-            };
-            for (j, jump) in jumps.into_iter().enumerate() {
-                let section = format!("clock[{i}].jumps[{j}]");
-                let KnobValue::Table(entries) = jump.value else {
-                    return Err(KnobError {
-                        key: section,
-                        line: Some(jump.line),
-                        message: "must be a table { at_ms, by_ms }".into(),
-                    });
-                };
-                let mut jk = Knobs::new(section, Some(jump.line), entries);
-                for key in ["at_ms", "by_ms"] {
-                    if !jk.has(key) {
-                        return Err(jk.error(key, format!("missing: a jump needs `{key}`")));
-                    }
-                }
-                let at_ns = jk.millis("at_ms", 0, 0, duration_ms, "true time of the jump")?;
-                let by_ms = jk.int("by_ms", 0, -MAX_STEP_MS, MAX_STEP_MS, "signed size of the jump")?;
-                jk.finish()?;
-                clocks.jumps.push(FaultEntry {
-                    trigger: Trigger::At { at_ns },
-                    action: FaultAction::ClockJump {
-                        node,
-                        by_ns: by_ms * 1_000_000,
-                    },
-                });
-            }
-        }
+        clocks.jumps.extend(jumps(&mut k, i, node, duration_ms)?);
         k.finish()?;
         clocks.specs.push((
             node,
@@ -104,4 +74,43 @@ pub fn parse(
         ));
     }
     Ok(clocks)
+}
+
+/// `jumps` of clock `i` (of `node`): each a wall-clock step at a true time, as the
+/// `clock_jump` fault it becomes.
+fn jumps(k: &mut Knobs, i: usize, node: NodeId, duration_ms: u64) -> Result<Vec<FaultEntry>, KnobError> {
+    let Some(jumps) = k.raw("jumps", "array of { at_ms, by_ms }", "wall-clock steps") else {
+        return Ok(Vec::new());
+    };
+    let KnobValue::List(jumps) = jumps else {
+        return Err(k.error("jumps", "must be an array of { at_ms, by_ms } tables"));
+    };
+    let mut out = Vec::new();
+    for (j, jump) in jumps.into_iter().enumerate() {
+        let section = format!("clock[{i}].jumps[{j}]");
+        let KnobValue::Table(entries) = jump.value else {
+            return Err(KnobError {
+                key: section,
+                line: Some(jump.line),
+                message: "must be a table { at_ms, by_ms }".into(),
+            });
+        };
+        let mut jk = Knobs::new(section, Some(jump.line), entries);
+        for key in ["at_ms", "by_ms"] {
+            if !jk.has(key) {
+                return Err(jk.error(key, format!("missing: a jump needs `{key}`")));
+            }
+        }
+        let at_ns = jk.millis("at_ms", 0, 0, duration_ms, "true time of the jump")?;
+        let by_ms = jk.int("by_ms", 0, -MAX_STEP_MS, MAX_STEP_MS, "signed size of the jump")?;
+        jk.finish()?;
+        out.push(FaultEntry {
+            trigger: Trigger::At { at_ns },
+            action: FaultAction::ClockJump {
+                node,
+                by_ns: by_ms * 1_000_000,
+            },
+        });
+    }
+    Ok(out)
 }

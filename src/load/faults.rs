@@ -105,7 +105,13 @@ fn parse_one(k: &mut Knobs, topo: &Topology, duration_ms: u64) -> Result<FaultEn
         _ => None,
     };
     let trigger = trigger(k, topo, own, duration_ms)?;
-    let action = match kind {
+    let action = action(k, topo, kind, own)?;
+    Ok(FaultEntry { trigger, action })
+}
+
+/// What a fault of `kind` does, read from its table; `own` is its node, when it has one.
+fn action(k: &mut Knobs, topo: &Topology, kind: Kind, own: Option<NodeId>) -> Result<FaultAction, KnobError> {
+    Ok(match kind {
         Kind::Pause => FaultAction::Pause {
             node: own.expect("pause has a node"),
             duration_ns: required_millis(k, "duration_ms", 1, "how long the node runs nothing")?,
@@ -161,8 +167,7 @@ fn parse_one(k: &mut Knobs, topo: &Topology, duration_ms: u64) -> Result<FaultEn
             }
             FaultAction::Failover { node }
         }
-    };
-    Ok(FaultEntry { trigger, action })
+    })
 }
 
 fn required_millis(k: &mut Knobs, key: &str, min_ms: u64, doc: &'static str) -> Result<u64, KnobError> {

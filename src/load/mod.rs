@@ -3,6 +3,8 @@
 //! and impossible values are errors, never silently ignored.
 
 mod clocks;
+#[cfg(test)]
+mod fault_space_tests;
 pub mod faults;
 mod network;
 mod toml_entries;
@@ -17,7 +19,7 @@ use locksim_protocols::{Expected, Model, Registry, Scenario};
 use locksim_sim::{FaultPlan, Invariant};
 use toml::de::DeTable;
 
-use crate::explore::FaultSpace;
+use crate::fault_space::FaultSpace;
 
 use toml_entries::{Lines, table_entries};
 use topology::Topology;
@@ -191,6 +193,7 @@ fn array(top: &mut Knobs, key: &str, doc: &'static str) -> Result<Vec<KnobEntry>
     }
 }
 
+/// The whole document, section by section in the order errors are reported.
 fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), KnobError> {
     if !top.has("name") {
         return Err(top.error("name", "missing: every scenario needs a name"));
@@ -203,42 +206,8 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
     let seed = top.uint("seed", 0, 0, u64::MAX, "the seed used when `--seed` is not given")?;
     let duration_ms = top.uint("duration_ms", 60_000, 1, MAX_DURATION_MS, "simulated time to run")?;
 
-    let (line, entries) = section(&mut top, "protocol", "the protocol model and its knobs")?;
-    let mut pk = Knobs::new("protocol", line.or(Some(1)), entries);
-    if !pk.has("kind") {
-        let kinds = registry.kinds();
-        return Err(pk.error(
-            "kind",
-            format!("missing: [protocol] needs a kind ({})", kinds.join(", ")),
-        ));
-    }
-    let kind = pk.text("kind", "", "the protocol model")?;
-    let spec = registry.find(&kind).ok_or_else(|| {
-        let kinds = registry.kinds();
-        pk.error(
-            "kind",
-            format!("unknown protocol kind \"{kind}\"; known kinds: {}", kinds.join(", ")),
-        )
-    })?;
-    let protocol = Model::new((spec.parse)(&mut pk)?);
-    pk.finish()?;
-
-    let (line, entries) = section(&mut top, "resource", "the protected resource")?;
-    if line.is_some() && !protocol.has_resource() {
-        return Err(top.error(
-            "resource",
-            format!("protocol kind \"{kind}\" has no fenced resource to configure"),
-        ));
-    }
-    let mut rk = Knobs::new("resource", line, entries);
-    let resource = ResourceConfig::parse(&mut rk, protocol.has_store_resource())?;
-    if resource.fencing != locksim_protocols::resource::Fencing::None && !protocol.issues_tokens() {
-        return Err(rk.error(
-            "fencing",
-            "checks fencing tokens, but the protocol issues none (set protocol.fencing_tokens)",
-        ));
-    }
-    rk.finish()?;
+    let protocol = read_protocol(registry, &mut top)?;
+    let resource = read_resource(&mut top, &protocol)?;
 
     let topo = Topology::of(&*protocol);
     let (line, entries) = section(&mut top, "network", "link latency and reordering")?;
@@ -250,26 +219,7 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
     let mut faults = faults::parse(array(&mut top, "fault", "the fault plan")?, &topo, duration_ms)?;
     faults.extend(clocks.jumps);
 
-    let twins = match top.raw(
-        "twins",
-        "array of scenario names",
-        "catalogue twins: the same story without the protection",
-    ) {
-        None => Vec::new(),
-        Some(KnobValue::List(items)) => items
-            .into_iter()
-            .map(|item| match item.value {
-                KnobValue::Str(name) => Ok(name),
-                other => Err(top.error("twins", format!("must list scenario names, not {}", other.type_name()))),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(other) => {
-            return Err(top.error(
-                "twins",
-                format!("must be an array of scenario names, not {}", other.type_name()),
-            ));
-        }
-    };
+    let twins = read_twins(&mut top)?;
 
     let (line, entries) = section(&mut top, "expect", "expected verdicts")?;
     let (expect, expect_lines) = read_expect(&registry.invariants(), Knobs::new("expect", line, entries))?;
@@ -300,6 +250,78 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
     };
     check_judged(&scenario, &expect_lines)?;
     Ok((scenario, space))
+}
+
+/// `[protocol]`: a `kind` of `registry`'s, and that model's knobs.
+fn read_protocol(registry: &Registry, top: &mut Knobs) -> Result<Model, KnobError> {
+    let (line, entries) = section(top, "protocol", "the protocol model and its knobs")?;
+    let mut pk = Knobs::new("protocol", line.or(Some(1)), entries);
+    if !pk.has("kind") {
+        let kinds = registry.kinds();
+        return Err(pk.error(
+            "kind",
+            format!("missing: [protocol] needs a kind ({})", kinds.join(", ")),
+        ));
+    }
+    let kind = pk.text("kind", "", "the protocol model")?;
+    let spec = registry.find(&kind).ok_or_else(|| {
+        let kinds = registry.kinds();
+        pk.error(
+            "kind",
+            format!("unknown protocol kind \"{kind}\"; known kinds: {}", kinds.join(", ")),
+        )
+    })?;
+    let protocol = Model::new((spec.parse)(&mut pk)?);
+    pk.finish()?;
+    Ok(protocol)
+}
+
+/// `[resource]`, which only a protocol with a fenced resource has, and whose fencing check
+/// needs a protocol that issues tokens.
+fn read_resource(top: &mut Knobs, protocol: &Model) -> Result<ResourceConfig, KnobError> {
+    let (line, entries) = section(top, "resource", "the protected resource")?;
+    if line.is_some() && !protocol.has_resource() {
+        return Err(top.error(
+            "resource",
+            format!(
+                "protocol kind \"{}\" has no fenced resource to configure",
+                protocol.kind()
+            ),
+        ));
+    }
+    let mut rk = Knobs::new("resource", line, entries);
+    let resource = ResourceConfig::parse(&mut rk, protocol.has_store_resource())?;
+    if resource.fencing != locksim_protocols::resource::Fencing::None && !protocol.issues_tokens() {
+        return Err(rk.error(
+            "fencing",
+            "checks fencing tokens, but the protocol issues none (set protocol.fencing_tokens)",
+        ));
+    }
+    rk.finish()?;
+    Ok(resource)
+}
+
+/// `twins`: the names of the catalogue scenarios that tell the same story without the
+/// protection.
+fn read_twins(top: &mut Knobs) -> Result<Vec<String>, KnobError> {
+    match top.raw(
+        "twins",
+        "array of scenario names",
+        "catalogue twins: the same story without the protection",
+    ) {
+        None => Ok(Vec::new()),
+        Some(KnobValue::List(items)) => items
+            .into_iter()
+            .map(|item| match item.value {
+                KnobValue::Str(name) => Ok(name),
+                other => Err(top.error("twins", format!("must list scenario names, not {}", other.type_name()))),
+            })
+            .collect(),
+        Some(other) => Err(top.error(
+            "twins",
+            format!("must be an array of scenario names, not {}", other.type_name()),
+        )),
+    }
 }
 
 /// Every invariant `[expect]` names must be one the protocol judges: a lock never judges

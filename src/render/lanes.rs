@@ -67,18 +67,6 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
         "{:>10}  {:>10}  {:>10}  {lane_heads}   {:<node_width$}  event\n",
         "true time", "local wall", "local mono", "node"
     ));
-    let lane_text = |life: &[Life], actor: Option<(usize, char)>| -> String {
-        life.iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let glyph = match actor {
-                    Some((a, g)) if a == i => g,
-                    _ => l.glyph(),
-                };
-                format!("{glyph:>lane_width$}")
-            })
-            .collect()
-    };
     for row in &rows {
         match row {
             Row::Event(e) => {
@@ -88,23 +76,7 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
                 let ids = marks.of(e.index);
                 let glyph = if ids.is_empty() { '*' } else { '!' };
                 let actor = lane_of(&e.node).map(|lane| (lane, glyph));
-                let local = if e.node == NETWORK {
-                    format!("{:>10}  {:>10}", "", "")
-                } else {
-                    format!("{:>10}  {:>10}", secs(e.wall_ns), secs(e.mono_ns as i64))
-                };
-                let mark = if ids.is_empty() {
-                    String::new()
-                } else {
-                    format!("   <== VIOLATES {}", ids.join(", "))
-                };
-                let line = format!(
-                    "{:>10}  {local}  {}   {:<node_width$}  {}{mark}",
-                    secs(e.t_ns as i64),
-                    lane_text(life, actor),
-                    e.node,
-                    e.text
-                );
+                let line = event_line(e, &lane_text(life, actor, lane_width), ids, node_width);
                 out.push_str(line.trim_end());
                 out.push('\n');
             }
@@ -115,7 +87,7 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
                     "",
                     "",
                     "",
-                    lane_text(life, None),
+                    lane_text(life, None, lane_width),
                     "",
                     f.count,
                     secs(f.first_t_ns as i64),
@@ -127,6 +99,41 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
         }
     }
     out
+}
+
+/// Every lane's glyph for the state `life` leaves, the actor's own mark in its lane.
+fn lane_text(life: &[Life], actor: Option<(usize, char)>, lane_width: usize) -> String {
+    life.iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let glyph = match actor {
+                Some((a, g)) if a == i => g,
+                _ => l.glyph(),
+            };
+            format!("{glyph:>lane_width$}")
+        })
+        .collect()
+}
+
+/// An event's line: true time, the node's local clocks (none for the network), the lanes, the
+/// node, the text and the invariants it violates.
+fn event_line(e: &TraceEvent, lanes: &str, ids: &[String], node_width: usize) -> String {
+    let local = if e.node == NETWORK {
+        format!("{:>10}  {:>10}", "", "")
+    } else {
+        format!("{:>10}  {:>10}", secs(e.wall_ns), secs(e.mono_ns as i64))
+    };
+    let mark = if ids.is_empty() {
+        String::new()
+    } else {
+        format!("   <== VIOLATES {}", ids.join(", "))
+    };
+    format!(
+        "{:>10}  {local}  {lanes}   {:<node_width$}  {}{mark}",
+        secs(e.t_ns as i64),
+        e.node,
+        e.text
+    )
 }
 
 #[cfg(test)]

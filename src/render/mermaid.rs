@@ -25,7 +25,7 @@ pub fn mermaid(events: &[TraceEvent], cast: &Cast, marks: &Marks) -> String {
     let names = nodes(events);
     let ids = participant_ids(&names);
     let id = |name: &str| names.iter().position(|n| *n == name).map(|i| ids[i].as_str());
-    let servers = cast.lock_servers();
+    let lock_servers = cast.lock_servers();
 
     let mut out = String::from("sequenceDiagram\n");
     for (name, id) in names.iter().zip(&ids) {
@@ -51,7 +51,7 @@ pub fn mermaid(events: &[TraceEvent], cast: &Cast, marks: &Marks) -> String {
                         None => continue,
                     }
                 };
-                let lines: Vec<String> = describe(e, servers).iter().map(|l| escape(l)).collect();
+                let lines: Vec<String> = describe(e, lock_servers).iter().map(|l| escape(l)).collect();
                 let emphasis = emphasis(e, marks);
                 if let Some(n) = note.as_mut()
                     && n.emphasis.is_none()

@@ -20,10 +20,11 @@ use std::path::Path;
 use locksim_protocols::{Expected, Scenario, run};
 use locksim_sim::{Invariant, Level, Status};
 
+use crate::explore::plan_for_seed;
 use crate::explore::runner::{Options, explore};
 use crate::explore::scenario_toml::Overrides;
 use crate::explore::shrink::{Candidate, Finding, shrink_while};
-use crate::explore::{FaultSpace, plan_for_seed};
+use crate::fault_space::FaultSpace;
 use crate::load::{LoadError, LoadedScenario, load_file, parse_scenario};
 
 /// One catalogue entry.

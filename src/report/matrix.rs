@@ -9,10 +9,11 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::bugs::Entry;
+use crate::explore::plan_for_seed;
 use crate::explore::runner::{Options, explore};
 use crate::explore::scenario_toml::Overrides;
 use crate::explore::shrink::{Candidate, Finding, shrink};
-use crate::explore::{FaultKind, FaultSpace, plan_for_seed};
+use crate::fault_space::{FaultKind, FaultSpace};
 
 /// How much each cell explores.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 
 use locksim_protocols::{Role, Scenario, run};
 use locksim_sim::time::NS_PER_MS;
-use locksim_sim::{FaultAction, Invariant, Level, Names, Status, Trigger};
+use locksim_sim::{FaultAction, FaultEntry, Invariant, Level, Names, NodeId, Status, Trigger};
 
 use super::plan::Plan;
 use super::scenario_toml::{Overrides, scenario_text};
@@ -165,143 +165,150 @@ fn shorter(ns: u64, min_ms: u64) -> Vec<u64> {
 
 /// Simpler versions of one entry: an earlier time (by half, by a quarter, rounded down), the
 /// first occurrence, then smaller magnitudes (half, three quarters, rounded down).
-fn simplify(e: &locksim_sim::FaultEntry) -> Vec<locksim_sim::FaultEntry> {
-    let mut out = Vec::new();
-    let mut with = |trigger: Trigger, action: FaultAction| out.push(locksim_sim::FaultEntry { trigger, action });
-    match &e.trigger {
-        Trigger::At { at_ns } => {
-            for at_ns in shorter(*at_ns, 0) {
-                with(Trigger::At { at_ns }, e.action.clone());
-            }
-        }
-        Trigger::After { node, event, nth } if *nth > 1 => with(
-            Trigger::After {
-                node: *node,
-                event: event.clone(),
-                nth: 1,
-            },
-            e.action.clone(),
-        ),
-        Trigger::After { .. } => {}
+fn simplify(e: &FaultEntry) -> Vec<FaultEntry> {
+    let earlier = earlier(&e.trigger).into_iter().map(|trigger| FaultEntry {
+        trigger,
+        action: e.action.clone(),
+    });
+    let smaller = smaller_actions(&e.action).into_iter().map(|action| FaultEntry {
+        trigger: e.trigger.clone(),
+        action,
+    });
+    earlier.chain(smaller).collect()
+}
+
+/// Earlier times for a timed trigger; the first occurrence for a triggering event's later one.
+fn earlier(trigger: &Trigger) -> Vec<Trigger> {
+    match trigger {
+        Trigger::At { at_ns } => shorter(*at_ns, 0)
+            .into_iter()
+            .map(|at_ns| Trigger::At { at_ns })
+            .collect(),
+        Trigger::After { node, event, nth } if *nth > 1 => vec![Trigger::After {
+            node: *node,
+            event: event.clone(),
+            nth: 1,
+        }],
+        Trigger::After { .. } => Vec::new(),
     }
-    let t = || e.trigger.clone();
-    match &e.action {
+}
+
+/// Smaller magnitudes of a fault: shorter pauses, downtimes, cuts and delays, smaller jumps,
+/// fewer nodes cut off, a lower loss probability.
+fn smaller_actions(action: &FaultAction) -> Vec<FaultAction> {
+    match action {
         FaultAction::Pause {
             node,
             duration_ns,
             suspend,
-        } => {
-            for d in shorter(*duration_ns, 1) {
-                let action = FaultAction::Pause {
-                    node: *node,
-                    duration_ns: d,
-                    suspend: *suspend,
-                };
-                with(t(), action);
-            }
-        }
+        } => shorter(*duration_ns, 1)
+            .into_iter()
+            .map(|duration_ns| FaultAction::Pause {
+                node: *node,
+                duration_ns,
+                suspend: *suspend,
+            })
+            .collect(),
         FaultAction::Crash {
             node,
             restart_after_ns: Some(r),
-        } => {
-            for r in shorter(*r, 0) {
-                let action = FaultAction::Crash {
-                    node: *node,
-                    restart_after_ns: Some(r),
-                };
-                with(t(), action);
-            }
-        }
+        } => shorter(*r, 0)
+            .into_iter()
+            .map(|r| FaultAction::Crash {
+                node: *node,
+                restart_after_ns: Some(r),
+            })
+            .collect(),
         FaultAction::Partition {
             groups,
             one_way,
             heal_after_ns,
-        } => {
-            for h in heal_after_ns.map_or(Vec::new(), |h| shorter(h, 1)) {
-                let action = FaultAction::Partition {
-                    groups: groups.clone(),
-                    one_way: *one_way,
-                    heal_after_ns: Some(h),
-                };
-                with(t(), action);
-            }
-            for (g, group) in groups.iter().enumerate() {
-                if group.len() > 1 {
-                    let mut fewer = groups.clone();
-                    fewer[g].pop();
-                    let action = FaultAction::Partition {
-                        groups: fewer,
-                        one_way: *one_way,
-                        heal_after_ns: *heal_after_ns,
-                    };
-                    with(t(), action);
-                }
-            }
-        }
+        } => smaller_partitions(groups, *one_way, *heal_after_ns),
         FaultAction::ClockJump { node, by_ns } => {
             let sign = by_ns.signum();
-            for ms in smaller((by_ns.unsigned_abs()) / NS_PER_MS, [1_000, 100]) {
-                if ms > 0 {
-                    let action = FaultAction::ClockJump {
-                        node: *node,
-                        by_ns: sign * (ms * NS_PER_MS) as i64,
-                    };
-                    with(t(), action);
-                }
-            }
+            smaller((by_ns.unsigned_abs()) / NS_PER_MS, [1_000, 100])
+                .into_iter()
+                .filter(|ms| *ms > 0)
+                .map(|ms| FaultAction::ClockJump {
+                    node: *node,
+                    by_ns: sign * (ms * NS_PER_MS) as i64,
+                })
+                .collect()
         }
         FaultAction::Delay {
             from,
             to,
             window_ns,
             extra_ns,
-        } => {
-            for x in shorter(*extra_ns, 1) {
-                let action = FaultAction::Delay {
-                    from: *from,
-                    to: *to,
-                    window_ns: *window_ns,
-                    extra_ns: x,
-                };
-                with(t(), action);
-            }
-            for w in shorter(*window_ns, 1) {
-                let action = FaultAction::Delay {
-                    from: *from,
-                    to: *to,
-                    window_ns: w,
-                    extra_ns: *extra_ns,
-                };
-                with(t(), action);
-            }
-        }
+        } => smaller_delays(*from, *to, *window_ns, *extra_ns),
         FaultAction::Loss {
             from,
             to,
             ppm,
             window_ns,
             duplicate,
-        } => {
-            let loss = |ppm: u32, window_ns: Option<u64>| FaultAction::Loss {
-                from: *from,
-                to: *to,
-                ppm,
-                window_ns,
-                duplicate: *duplicate,
-            };
-            for w in window_ns.map_or(Vec::new(), |w| shorter(w, 1)) {
-                with(t(), loss(*ppm, Some(w)));
-            }
-            // A lower probability, rounded to tenths and hundredths.
-            for p in smaller(u64::from(*ppm), [100_000, 10_000]) {
-                if p > 0 {
-                    with(t(), loss(p as u32, *window_ns));
-                }
-            }
-        }
-        _ => {}
+        } => smaller_losses(*from, *to, *ppm, *window_ns, *duplicate),
+        _ => Vec::new(),
     }
-    out
+}
+
+/// A partition that heals sooner, then one that cuts off one node fewer in each group.
+fn smaller_partitions(groups: &[Vec<NodeId>], one_way: bool, heal_after_ns: Option<u64>) -> Vec<FaultAction> {
+    let partition = |groups: Vec<Vec<NodeId>>, heal_after_ns: Option<u64>| FaultAction::Partition {
+        groups,
+        one_way,
+        heal_after_ns,
+    };
+    let sooner = heal_after_ns
+        .map_or(Vec::new(), |h| shorter(h, 1))
+        .into_iter()
+        .map(|h| partition(groups.to_vec(), Some(h)));
+    let fewer = (0..groups.len()).filter(|g| groups[*g].len() > 1).map(|g| {
+        let mut fewer = groups.to_vec();
+        fewer[g].pop();
+        partition(fewer, heal_after_ns)
+    });
+    sooner.chain(fewer).collect()
+}
+
+/// A delay that holds messages back less long, then one whose window is shorter.
+fn smaller_delays(from: NodeId, to: NodeId, window_ns: u64, extra_ns: u64) -> Vec<FaultAction> {
+    let delay = |window_ns: u64, extra_ns: u64| FaultAction::Delay {
+        from,
+        to,
+        window_ns,
+        extra_ns,
+    };
+    let less_extra = shorter(extra_ns, 1).into_iter().map(|x| delay(window_ns, x));
+    let shorter_window = shorter(window_ns, 1).into_iter().map(|w| delay(w, extra_ns));
+    less_extra.chain(shorter_window).collect()
+}
+
+/// Loss over a shorter window, then with a lower probability, rounded to tenths and
+/// hundredths.
+fn smaller_losses(
+    from: Option<NodeId>,
+    to: Option<NodeId>,
+    ppm: u32,
+    window_ns: Option<u64>,
+    duplicate: bool,
+) -> Vec<FaultAction> {
+    let loss = |ppm: u32, window_ns: Option<u64>| FaultAction::Loss {
+        from,
+        to,
+        ppm,
+        window_ns,
+        duplicate,
+    };
+    let shorter_window = window_ns
+        .map_or(Vec::new(), |w| shorter(w, 1))
+        .into_iter()
+        .map(|w| loss(ppm, Some(w)));
+    let less_likely = smaller(u64::from(ppm), [100_000, 10_000])
+        .into_iter()
+        .filter(|p| *p > 0)
+        .map(|p| loss(p as u32, window_ns));
+    shorter_window.chain(less_likely).collect()
 }
 
 /// Shrinks `start` (which violates the finding's invariant) within `budget` runs.
@@ -332,86 +339,4 @@ pub fn shrink_while(base: &Scenario, start: Candidate, budget: u32, keeps: impl 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::load::parse_scenario;
-    use locksim_sim::{FaultEntry, NodeId};
-
-    fn pause(at_ms: u64, duration_ms: u64) -> FaultEntry {
-        FaultEntry {
-            trigger: Trigger::At {
-                at_ns: at_ms * NS_PER_MS,
-            },
-            action: FaultAction::Pause {
-                node: NodeId(0),
-                duration_ns: duration_ms * NS_PER_MS,
-                suspend: false,
-            },
-        }
-    }
-
-    fn times(entries: &[FaultEntry]) -> Vec<(u64, u64)> {
-        entries
-            .iter()
-            .map(|e| match (&e.trigger, &e.action) {
-                (Trigger::At { at_ns }, FaultAction::Pause { duration_ns, .. }) => {
-                    (at_ns / NS_PER_MS, duration_ns / NS_PER_MS)
-                }
-                other => panic!("a timed pause, not {other:?}"),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn smaller_values_come_halved_then_by_quarters_then_rounded() {
-        assert_eq!(smaller(9631, [1_000, 100]), [4815, 7224, 9000, 9600]);
-        assert_eq!(smaller(9000, [1_000, 100]), [4500, 6750]);
-        assert_eq!(smaller(2, [1_000, 100]), [1, 0]);
-        assert_eq!(smaller(1, [1_000, 100]), [0]);
-        assert!(smaller(0, [1_000, 100]).is_empty());
-        assert!(shorter(NS_PER_MS, 1).is_empty(), "a pause is at least 1 ms long");
-    }
-
-    #[test]
-    fn times_and_magnitudes_shrink_past_a_failed_halving() {
-        let got = times(&simplify(&pause(4537, 9631)));
-        let expected = [
-            (2268, 9631),
-            (3403, 9631),
-            (4000, 9631),
-            (4500, 9631),
-            (4537, 4815),
-            (4537, 7224),
-            (4537, 9000),
-            (4537, 9600),
-        ];
-        assert_eq!(got, expected);
-    }
-
-    /// The GC-pause story: halving alone left a 9631 ms pause at 4537 ms where 9 s at 3 s
-    /// does. Here the "run" is a predicate: the pause must outlast 8.2 s and start after 3 s.
-    #[test]
-    fn a_pause_shrinks_to_round_values_when_halving_overshoots() {
-        let base = parse_scenario(
-            "s.toml",
-            "name = \"s\"\n[protocol]\nkind = \"single-redis\"\nclients = 1\n",
-        )
-        .expect("loads");
-        let start = Candidate {
-            plan: Plan {
-                faults: vec![pause(4537, 9631)],
-                drifts: vec![(NodeId(0), 1_234)],
-            },
-            overrides: Overrides::default(),
-        };
-        let keeps = |c: &Candidate| {
-            c.plan.faults.len() == 1
-                && times(&c.plan.faults)[0].0 >= 3_000
-                && times(&c.plan.faults)[0].1 >= 8_200
-                && c.plan.drifts.first().is_some_and(|(_, ppm)| *ppm >= 1_000)
-        };
-        let shrunk = shrink_while(&base, start, 200, keeps);
-        assert_eq!(times(&shrunk.candidate.plan.faults), [(3_000, 9_000)]);
-        assert_eq!(shrunk.candidate.plan.drifts, [(NodeId(0), 1_000)]);
-    }
-}
+mod tests;

@@ -1,0 +1,175 @@
+//! The `locksim` command line (DESIGN section 6). Exit status: 0 = as expected, 1 = a
+//! violation or an expectation mismatch (or a diverging replay), 2 = bad input.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::timeline::TimelineMode;
+
+mod explore;
+mod render;
+mod replay;
+mod report;
+mod run;
+mod view;
+
+use explore::ExploreArgs;
+use view::View;
+
+#[derive(Parser)]
+#[command(
+    name = "locksim",
+    version,
+    about = "Deterministic simulation of distributed lock protocols"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario: verdicts, expectations, timeline.
+    Run {
+        /// The scenario file (TOML).
+        scenario: PathBuf,
+        /// The seed (default: the scenario's own).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Also write the full trace (JSON) here.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// How much of the run the text timeline shows.
+        #[arg(long, value_enum, default_value = "compact")]
+        timeline: TimelineMode,
+        /// Print only this view of the run (no verdicts): `mermaid` or `svg` to redirect into a file.
+        #[arg(long, value_enum, conflicts_with_all = ["format", "timeline"])]
+        render: Option<View>,
+    },
+    /// Render a trace as a lane timeline, or a sequence diagram in Mermaid or SVG.
+    Render {
+        /// A trace written by `run --trace`.
+        trace: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: View,
+    },
+    /// Re-run a trace's scenario and seed; report the first divergent event, or that it is identical.
+    Replay {
+        /// A trace written by `run --trace`.
+        trace: PathBuf,
+    },
+    /// Explore the scenario's fault space over many seeds; shrink the first finding.
+    Explore {
+        /// The scenario file (TOML); its `[explore]` section (or the protocol's defaults) is the fault space.
+        scenario: PathBuf,
+        /// How many seeds (0..N).
+        #[arg(long)]
+        seeds: u64,
+        /// Threads (default: all cores). Findings do not depend on it.
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Take every N-th seed starting at K (`K/N`), for CI matrices and batch clusters.
+        #[arg(long)]
+        shard: Option<String>,
+        /// Explore every seed instead of stopping after the first failing one.
+        #[arg(long)]
+        keep_going: bool,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Shrink the first finding and write it (a scenario file and its trace) here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The most runs shrinking may take.
+        #[arg(long, default_value_t = 500)]
+        shrink_budget: u32,
+        /// Hunt one invariant: only its violations count (stop, shrink) as findings.
+        #[arg(long)]
+        invariant: Option<String>,
+    },
+    /// Write the matrix of catalogue configuration x fault kind (Markdown and JSON).
+    Report {
+        /// Where to write matrix.md and matrix.json.
+        #[arg(long)]
+        out: PathBuf,
+        /// The bug catalogue to tabulate.
+        #[arg(long, default_value = "tests/bug_catalogue")]
+        catalogue: PathBuf,
+        /// Seeds per cell (the committed report uses the CI budget).
+        #[arg(long, default_value_t = crate::report::matrix::CI_BUDGET.seeds)]
+        seeds: u64,
+        /// Shrinking runs per finding.
+        #[arg(long, default_value_t = crate::report::matrix::CI_BUDGET.shrink_runs)]
+        shrink_budget: u32,
+    },
+    /// List protocols, knobs, fault kinds, invariants and events.
+    List,
+}
+
+/// Writes to stdout. A reader that stops early (`| head`) closes the pipe; that is not an
+/// error worth a panic, so write errors end the output quietly.
+fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+}
+
+const OK: u8 = 0;
+const FAILED: u8 = 1;
+const BAD_INPUT: u8 = 2;
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    ExitCode::from(match cli.command {
+        Command::Run {
+            scenario,
+            seed,
+            trace,
+            format,
+            timeline,
+            render,
+        } => run::run(scenario, seed, trace, format, timeline, render),
+        Command::Render { trace, format } => render::render(trace, format),
+        Command::Replay { trace } => replay::replay(trace),
+        Command::Explore {
+            scenario,
+            seeds,
+            jobs,
+            shard,
+            keep_going,
+            format,
+            out: out_dir,
+            shrink_budget,
+            invariant,
+        } => explore::explore(ExploreArgs {
+            scenario,
+            seeds,
+            jobs,
+            shard,
+            keep_going,
+            json: format == Format::Json,
+            out: out_dir,
+            shrink_budget,
+            invariant,
+        }),
+        Command::Report {
+            out: dir,
+            catalogue,
+            seeds,
+            shrink_budget,
+        } => report::report(dir, catalogue, seeds, shrink_budget),
+        Command::List => {
+            out(&crate::list::render());
+            OK
+        }
+    })
+}

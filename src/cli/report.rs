@@ -1,0 +1,42 @@
+//! `locksim report`: the matrix of catalogue configuration x fault kind, written as Markdown
+//! and JSON.
+
+use std::path::PathBuf;
+
+use super::{BAD_INPUT, OK, out};
+
+pub(super) fn report(dir: PathBuf, catalogue: PathBuf, seeds: u64, shrink_runs: u32) -> u8 {
+    if seeds == 0 {
+        eprintln!("error: --seeds must be at least 1");
+        return BAD_INPUT;
+    }
+    let entries = match crate::report::bugs::load(&catalogue) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return BAD_INPUT;
+        }
+    };
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let matrix = crate::report::matrix::build(&entries, crate::report::matrix::Budget { seeds, shrink_runs }, jobs);
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("error: {}: cannot create the report folder: {e}", dir.display());
+        return BAD_INPUT;
+    }
+    let json = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&crate::report::matrix::json(&matrix)).expect("json")
+    );
+    for (name, text) in [
+        ("matrix.md", crate::report::matrix::markdown(&matrix)),
+        ("matrix.json", json),
+    ] {
+        let path = dir.join(name);
+        if let Err(e) = crate::atomic_file::write(&path, text.as_bytes()) {
+            eprintln!("error: {}: cannot write: {e}", path.display());
+            return BAD_INPUT;
+        }
+        out(&format!("wrote {}\n", path.display()));
+    }
+    OK
+}

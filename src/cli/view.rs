@@ -1,0 +1,42 @@
+//! The views of a run for people (`render --format`, `run --render`): a lane timeline, a
+//! Mermaid sequence diagram, or the same diagram as an SVG picture.
+
+use clap::ValueEnum;
+use locksim_sim::trace::TraceEvent;
+
+use crate::render::{Cast, Marks, lanes, mermaid, svg};
+
+/// A view of a run for people (`render --format`, `run --render`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub(super) enum View {
+    /// A timeline with a lane per node, true time and local clocks side by side.
+    Text,
+    /// A Mermaid sequence diagram (the content of a ```mermaid block, or a .mmd file).
+    Mermaid,
+    /// The same sequence diagram as a standalone SVG picture (a .svg file): it opens in any
+    /// browser or image viewer, without Mermaid, and shows true time beside every row.
+    Svg,
+}
+
+/// Mermaid's default `maxTextSize`: over it, Mermaid (and so GitHub) draws an error instead.
+const MERMAID_MAX_TEXT: usize = 50_000;
+
+impl View {
+    pub(super) fn render(self, events: &[TraceEvent], cast: &Cast, marks: &Marks) -> String {
+        match self {
+            View::Text => lanes(events, marks),
+            View::Mermaid => {
+                let diagram = mermaid(events, cast, marks);
+                let chars = diagram.chars().count();
+                if chars > MERMAID_MAX_TEXT {
+                    eprintln!(
+                        "warning: the diagram has {chars} characters, over Mermaid's default maxTextSize \
+                         ({MERMAID_MAX_TEXT}): GitHub will not draw it"
+                    );
+                }
+                diagram
+            }
+            View::Svg => svg(events, cast, marks),
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Where everything goes: each diagram item (`diagram.rs`) on a row of its own, top to
+//! bottom, as a note over its node's column, a message arrow between two columns, or a fold's
+//! band across them all — with each node's state after the row, for its lifeline.
+
+use locksim_sim::trace::TraceEvent;
+
+use super::look::{Look, look};
+use super::{ARROW_H, BAND_H, COLUMN, GAP, HEAD_H, LINE, MARGIN, PAD, centre, fit, text_width};
+use crate::render::diagram::{
+    Emphasis, Item, arrow_label, describe, drawn_as_arrow, emphasis, fold_text, items, local_clocks, network_nodes,
+};
+use crate::render::life::{Life, Lives};
+use crate::render::messages::{Arrow, Fate};
+use crate::render::{Marks, NETWORK, secs};
+
+/// Everything placed: rows top to bottom and the size they need.
+pub(super) struct Layout {
+    pub(super) rows: Vec<Placed>,
+    /// The rightmost x anything reaches.
+    pub(super) right: i32,
+    /// Below the last row.
+    pub(super) end: i32,
+}
+
+/// One row: where it stands, what it draws, and each node's state after it.
+pub(super) struct Placed {
+    pub(super) y: i32,
+    pub(super) h: i32,
+    /// True time, in the gutter (a fold prints its own span).
+    pub(super) t_ns: Option<u64>,
+    pub(super) shape: Shape,
+    pub(super) lives: Vec<Life>,
+}
+
+pub(super) enum Shape {
+    Note(Note),
+    Band(String),
+    Message(Message),
+}
+
+pub(super) struct Note {
+    pub(super) x: i32,
+    pub(super) w: i32,
+    /// The lifeline it belongs to, marked with a dot: a box wider than its column covers
+    /// other lifelines too.
+    pub(super) owner: Option<i32>,
+    pub(super) look: Look,
+    pub(super) lines: Vec<(String, Tone)>,
+    pub(super) title: String,
+}
+
+/// How a line of a note is printed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tone {
+    Plain,
+    /// Local clock readings.
+    Quiet,
+    /// The invariants it violates.
+    Alarm,
+}
+
+pub(super) struct Message {
+    pub(super) x1: i32,
+    pub(super) x2: i32,
+    pub(super) fate: Fate,
+    pub(super) label: String,
+    pub(super) label_x: i32,
+    pub(super) title: String,
+}
+
+impl Shape {
+    fn right(&self) -> i32 {
+        match self {
+            Shape::Note(n) => n.x + n.w,
+            Shape::Band(text) => MARGIN + 2 * PAD + text_width(text),
+            Shape::Message(m) => m.label_x + text_width(&m.label),
+        }
+    }
+}
+
+/// Places each diagram item (`diagram.rs`) on its own row.
+pub(super) fn layout(events: &[TraceEvent], marks: &Marks, names: &[&str], lock_servers: &[String]) -> Layout {
+    let column = |name: &str| names.iter().position(|n| *n == name);
+    let mut lives = Lives::new(events, names);
+    let mut now = vec![Life::Running; names.len()];
+    let mut rows = Vec::new();
+    let mut y = MARGIN + HEAD_H + 2 * GAP;
+    let mut right = centre(names.len()) - COLUMN / 2;
+    for item in items(events, marks) {
+        let (t_ns, shape, h) = match item {
+            Item::Event(e) => {
+                if drawn_as_arrow(e, marks) {
+                    continue;
+                }
+                let Some(span) = span(e, &column, names.len()) else {
+                    continue;
+                };
+                now = lives.advance(e.index).to_vec();
+                let note = note(e, marks, lock_servers, span, names.len());
+                let h = i32::try_from(note.lines.len()).unwrap_or(1) * LINE + 2 * PAD;
+                (Some(e.t_ns), Shape::Note(note), h)
+            }
+            Item::Fold(f) => {
+                now = lives.advance(f.last_index).to_vec();
+                (None, Shape::Band(fold_text(&f)), BAND_H)
+            }
+            Item::Arrow(a) => {
+                let (Some(from), Some(to)) = (column(&a.from), column(&a.to)) else {
+                    continue;
+                };
+                (
+                    Some(a.t_ns),
+                    Shape::Message(message(&a, from, to, names.len())),
+                    ARROW_H,
+                )
+            }
+        };
+        right = right.max(shape.right());
+        rows.push(Placed {
+            y,
+            h,
+            t_ns,
+            shape,
+            lives: now.clone(),
+        });
+        y += h + GAP;
+    }
+    Layout { rows, right, end: y }
+}
+
+/// The columns a note stands over: its node's; a failover's primary, a delay's link; else —
+/// a partition, loss — every column.
+fn span(e: &TraceEvent, column: &impl Fn(&str) -> Option<usize>, columns: usize) -> Option<(usize, usize)> {
+    if e.node != NETWORK {
+        return column(&e.node).map(|c| (c, c));
+    }
+    let everyone = (0, columns.checked_sub(1)?);
+    let Some((first, second)) = network_nodes(e) else {
+        return Some(everyone);
+    };
+    let Some(a) = column(first) else {
+        return Some(everyone);
+    };
+    let b = second.and_then(column).unwrap_or(a);
+    Some((a.min(b), a.max(b)))
+}
+
+fn note(e: &TraceEvent, marks: &Marks, lock_servers: &[String], (a, b): (usize, usize), columns: usize) -> Note {
+    let emphasis = emphasis(e, marks);
+    let mut lines = Vec::new();
+    let clocks = local_clocks(e);
+    if !clocks.is_empty() {
+        lines.push((format!("local {}", clocks.join(" · ")), Tone::Quiet));
+    }
+    lines.extend(describe(e, lock_servers).into_iter().map(|l| (l, Tone::Plain)));
+    if let Some(Emphasis::Violation(ids)) = &emphasis {
+        lines.push((format!("VIOLATES {ids}"), Tone::Alarm));
+    }
+    let text = lines.iter().map(|(l, _)| text_width(l)).max().unwrap_or(0);
+    let spread = if a == b { 0 } else { centre(b) - centre(a) + COLUMN / 2 };
+    let w = (text + 2 * PAD).max(spread);
+    let x = fit((centre(a) + centre(b)) / 2 - w / 2, w, columns);
+    Note {
+        x,
+        w,
+        owner: (a == b).then(|| centre(a)),
+        look: look(e, emphasis.as_ref()),
+        lines,
+        title: format!("event #{} on {} at {} s", e.index, e.node, secs(e.t_ns as i64)),
+    }
+}
+
+fn message(a: &Arrow, from: usize, to: usize, columns: usize) -> Message {
+    let (x1, x2) = (centre(from), centre(to));
+    let label = arrow_label(a);
+    let label_x = if from == to {
+        x1 + 30
+    } else {
+        let w = text_width(&label);
+        fit((x1 + x2) / 2 - w / 2, w, columns)
+    };
+    Message {
+        x1,
+        x2,
+        fate: a.fate.clone(),
+        title: format!("{} -> {}: {label}", a.from, a.to),
+        label,
+        label_x,
+    }
+}
