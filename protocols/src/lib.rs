@@ -20,9 +20,6 @@ pub mod setting;
 pub mod snowflake;
 
 pub use layout::{Layout, NodeDecl, Role};
-/// The fenced resource every lock world protects, also at its former path
-/// (`locksim_protocols::resource`), which the CLI's loader still names.
-pub use lock::resource;
 pub use outcome::Outcome;
 pub use protocol::{Protocol, ProtocolSpec};
 pub use registry::{PROTOCOLS, Registry};

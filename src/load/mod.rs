@@ -291,7 +291,7 @@ fn read_resource(top: &mut Knobs, protocol: &Model) -> Result<ResourceConfig, Kn
     }
     let mut rk = Knobs::new("resource", line, entries);
     let resource = ResourceConfig::parse(&mut rk, protocol.has_store_resource())?;
-    if resource.fencing != locksim_protocols::resource::Fencing::None && !protocol.issues_tokens() {
+    if resource.fencing != locksim_protocols::lock::resource::Fencing::None && !protocol.issues_tokens() {
         return Err(rk.error(
             "fencing",
             "checks fencing tokens, but the protocol issues none (set protocol.fencing_tokens)",

@@ -137,50 +137,16 @@ mod tests {
     use locksim_protocols::lock::obs::{Deadline, LockObs};
     use locksim_sim::Salience;
     use locksim_sim::history::DropReason;
-    use locksim_sim::trace::{Happening, Observed, Stamp};
+    use locksim_sim::trace::{Happening, Observed};
+
+    use crate::render::test_events::{deliver, dropped, event, obs, send};
 
     fn ev(index: usize, t_ms: u64, node: &str, what: Happening, salience: Salience, text: &str) -> TraceEvent {
-        let at = Stamp {
-            t_ns: t_ms * 1_000_000,
-            node: node.into(),
-            wall_ns: (t_ms * 1_000_000) as i64,
-            mono_ns: t_ms * 1_000_000,
-        };
-        TraceEvent::new(index, at, what, text.into(), salience)
-    }
-
-    /// A model's event, with fields no renderer reads.
-    fn obs(event: &str) -> Happening {
-        Happening::Observe(Observed {
-            event: event.into(),
-            fields: Default::default(),
-        })
-    }
-
-    fn send(to: &str, msg_id: u64, msg: &str) -> Happening {
-        Happening::Send {
-            msg: msg.into(),
-            msg_id,
-            to: to.into(),
-        }
-    }
-
-    fn deliver(from: &str, msg_id: u64, msg: &str) -> Happening {
-        Happening::Deliver {
-            from: from.into(),
-            msg: msg.into(),
-            msg_id,
-        }
+        event(index, t_ms * 1_000_000, node, what, salience, text)
     }
 
     fn cut(from: &str, to: &str, msg_id: u64, msg: &str) -> Happening {
-        Happening::Drop {
-            from: from.into(),
-            msg: msg.into(),
-            msg_id,
-            reason: DropReason::Partition,
-            to: to.into(),
-        }
+        dropped(from, to, msg_id, msg, DropReason::Partition)
     }
 
     #[test]

@@ -118,32 +118,11 @@ pub(crate) fn arrows(events: &[TraceEvent], kept: &BTreeSet<Step<'_>>) -> Vec<Ar
 mod tests {
     use super::*;
     use locksim_sim::Salience;
-    use locksim_sim::trace::Stamp;
+
+    use crate::render::test_events::{deliver, event, send};
 
     fn ev(index: usize, t_ns: u64, node: &str, what: Happening) -> TraceEvent {
-        let at = Stamp {
-            t_ns,
-            node: node.into(),
-            wall_ns: t_ns as i64,
-            mono_ns: t_ns,
-        };
-        TraceEvent::new(index, at, what, String::new(), Salience::Chatter)
-    }
-
-    fn send(to: &str, msg_id: u64, msg: &str) -> Happening {
-        Happening::Send {
-            msg: msg.into(),
-            msg_id,
-            to: to.into(),
-        }
-    }
-
-    fn deliver(from: &str, msg_id: u64, msg: &str) -> Happening {
-        Happening::Deliver {
-            from: from.into(),
-            msg: msg.into(),
-            msg_id,
-        }
+        event(index, t_ns, node, what, Salience::Chatter, "")
     }
 
     #[test]

@@ -23,6 +23,8 @@ mod mermaid_text;
 mod messages;
 pub mod select;
 pub mod svg;
+#[cfg(test)]
+mod test_events;
 
 pub use cast::Cast;
 pub use lanes::lanes;

@@ -4,7 +4,9 @@
 use super::*;
 use locksim_sim::Salience;
 use locksim_sim::history::DropReason;
-use locksim_sim::trace::{Happening, Observed, Stamp};
+use locksim_sim::trace::Happening;
+
+use crate::render::test_events::{event, obs, send};
 
 #[test]
 fn escapes_markup_and_forbidden_characters() {
@@ -36,33 +38,11 @@ fn widths_round_up() {
 }
 
 fn ev(index: usize, t_ms: u64, node: &str, what: Happening, text: &str) -> TraceEvent {
-    let at = Stamp {
-        t_ns: t_ms * 1_000_000,
-        node: node.into(),
-        wall_ns: (t_ms * 1_000_000) as i64,
-        mono_ns: t_ms * 1_000_000,
-    };
     let salience = match what {
         Happening::Send { .. } | Happening::Deliver { .. } | Happening::Drop { .. } => Salience::Chatter,
         _ => Salience::Salient,
     };
-    TraceEvent::new(index, at, what, text.into(), salience)
-}
-
-/// A model's event, with fields no renderer reads.
-fn obs(event: &str) -> Happening {
-    Happening::Observe(Observed {
-        event: event.into(),
-        fields: Default::default(),
-    })
-}
-
-fn send(to: &str, msg_id: u64, msg: &str) -> Happening {
-    Happening::Send {
-        msg: msg.into(),
-        msg_id,
-        to: to.into(),
-    }
+    event(index, t_ms * 1_000_000, node, what, salience, text)
 }
 
 /// A small story with text that needs escaping, a pause, a drop and a violation: the
