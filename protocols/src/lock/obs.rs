@@ -2,10 +2,11 @@
 //! record. The generic checkers (`check`) read only these facts, so every lock protocol —
 //! single Redis, Redlock, an etcd-style lease, a user's own — is judged by the same code.
 
-use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::sync::{Mutex, PoisonError};
 
 use locksim_sim::{Names, NodeId, Observation, Salience};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 pub use super::deadline::Deadline;
 
@@ -62,7 +63,7 @@ pub enum LockObs {
     /// after a backoff.
     AcquireFailed {
         lease: u64,
-        why: Cow<'static, str>,
+        why: Text,
         validity_ns: i64,
     },
     /// The client holds the lock until `deadline_mono_ns`.
@@ -98,7 +99,7 @@ pub enum LockObs {
         lease: u64,
     },
     LockLost {
-        why: Cow<'static, str>,
+        why: Text,
     },
     /// A renewal succeeded; the deadline moves to `deadline_mono_ns`.
     Renewed {
@@ -137,7 +138,7 @@ pub enum LockObs {
     /// this is authoritative throughout.
     RoleChanged {
         authoritative: bool,
-        role: Cow<'static, str>,
+        role: Text,
     },
 
     // ---- the protected resource ----
@@ -160,6 +161,48 @@ pub enum LockObs {
     FenceForgotten {
         was: u64,
     },
+}
+
+/// A text a lock fact carries (why an attempt failed, a server's new role): one of the models'
+/// own literals, so recording a fact allocates nothing and dropping one costs nothing on the
+/// engine's hot path. A trace read back interns each distinct text once for the life of the
+/// process (a model has a handful: "no quorum", "replica", ...).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Text(&'static str);
+
+impl From<&'static str> for Text {
+    fn from(text: &'static str) -> Self {
+        Text(text)
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        static TEXTS: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+        let text = String::deserialize(d)?;
+        let mut texts = TEXTS.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(known) = texts.get(text.as_str()) {
+            return Ok(Text(known));
+        }
+        let leaked: &'static str = Box::leak(text.into_boxed_str());
+        texts.insert(leaked);
+        Ok(Text(leaked))
+    }
 }
 
 /// Event names a fault can be triggered `after`, by role.
