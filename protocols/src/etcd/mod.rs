@@ -60,6 +60,35 @@ pub struct EtcdLease {
     pub liveness_window_ns: u64,
 }
 
+/// The members' Raft timing and commit rule; a heartbeat must come more often than an
+/// election timeout.
+fn parse_server(k: &mut Knobs, revision_tokens: bool) -> Result<ServerConfig, KnobError> {
+    let server = ServerConfig {
+        heartbeat_ns: k.millis("heartbeat_ms", 100, 1, 3_600_000, "the leader's heartbeat period")?,
+        election_ns: k.millis(
+            "election_timeout_ms",
+            1000,
+            2,
+            3_600_000,
+            "a follower runs for leader after hearing none for a random time in [this, 2 x this)",
+        )?,
+        commit: k.choice(
+            "commit",
+            &[("majority", Commit::Majority), ("leader-only", Commit::LeaderOnly)],
+            Commit::Majority,
+            "acknowledge a write once a majority has it, or (wrong) as soon as the leader appended it",
+        )?,
+        revision_tokens,
+    };
+    if server.heartbeat_ns >= server.election_ns {
+        return Err(k.error(
+            "heartbeat_ms",
+            "must be below election_timeout_ms, or followers keep electing",
+        ));
+    }
+    Ok(server)
+}
+
 impl EtcdLease {
     pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
         let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of lock clients client-0..")? as u32;
@@ -98,29 +127,7 @@ impl EtcdLease {
             true,
             "after its predecessor goes, a waiter checks that its own key still exists (false: etcd issue 11456)",
         )?;
-        let server = ServerConfig {
-            heartbeat_ns: k.millis("heartbeat_ms", 100, 1, 3_600_000, "the leader's heartbeat period")?,
-            election_ns: k.millis(
-                "election_timeout_ms",
-                1000,
-                2,
-                3_600_000,
-                "a follower runs for leader after hearing none for a random time in [this, 2 x this)",
-            )?,
-            commit: k.choice(
-                "commit",
-                &[("majority", Commit::Majority), ("leader-only", Commit::LeaderOnly)],
-                Commit::Majority,
-                "acknowledge a write once a majority has it, or (wrong) as soon as the leader appended it",
-            )?,
-            revision_tokens: client.fencing_tokens == FencingTokens::Revision,
-        };
-        if server.heartbeat_ns >= server.election_ns {
-            return Err(k.error(
-                "heartbeat_ms",
-                "must be below election_timeout_ms, or followers keep electing",
-            ));
-        }
+        let server = parse_server(k, client.fencing_tokens == FencingTokens::Revision)?;
         let liveness_window_ns = parse_liveness_window(k, client.ttl_ns)?;
         Ok(Box::new(EtcdLease {
             clients,

@@ -124,16 +124,7 @@ impl Store {
                 Reply::Int(i64::from(existed))
             }
             Cmd::Incr { key } => self.incr(key, now_ns),
-            Cmd::Pttl { key } => match self.live(key, now_ns) {
-                None => Reply::Int(-2),
-                Some(Entry {
-                    expires_at_ns: None, ..
-                }) => Reply::Int(-1),
-                Some(Entry {
-                    expires_at_ns: Some(at),
-                    ..
-                }) => Reply::Int((at - now_ns + SIGNED_NS_PER_MS / 2) / SIGNED_NS_PER_MS),
-            },
+            Cmd::Pttl { key } => self.pttl(key, now_ns),
             Cmd::DelIfEq { key, value } => match self.live(key, now_ns) {
                 Some(e) if e.value == value => {
                     self.remove(key);
@@ -150,17 +141,35 @@ impl Store {
                 value,
                 px_ms,
                 fence,
-            } => {
-                if px_ms == Some(0) {
-                    return Reply::Error(BAD_SET_EXPIRE);
-                }
-                if self.live(key, now_ns).is_some() {
-                    return Reply::Nil;
-                }
-                self.set(key, value, px_ms.map(|ms| now_ns + ms as i64 * SIGNED_NS_PER_MS));
-                self.incr(fence, now_ns)
-            }
+            } => self.acquire_with_token(key, value, px_ms, fence, now_ns),
         }
+    }
+
+    /// `PTTL`: -2 for a missing key, -1 for one without a TTL, else the milliseconds left,
+    /// rounded to the nearest.
+    fn pttl(&mut self, key: Key, now_ns: i64) -> Reply {
+        match self.live(key, now_ns) {
+            None => Reply::Int(-2),
+            Some(Entry {
+                expires_at_ns: None, ..
+            }) => Reply::Int(-1),
+            Some(Entry {
+                expires_at_ns: Some(at),
+                ..
+            }) => Reply::Int((at - now_ns + SIGNED_NS_PER_MS / 2) / SIGNED_NS_PER_MS),
+        }
+    }
+
+    /// The acquire script: `SET key value NX [PX ms]`, and only when it set the key, `INCR fence`.
+    fn acquire_with_token(&mut self, key: Key, value: Value, px_ms: Option<u64>, fence: Key, now_ns: i64) -> Reply {
+        if px_ms == Some(0) {
+            return Reply::Error(BAD_SET_EXPIRE);
+        }
+        if self.live(key, now_ns).is_some() {
+            return Reply::Nil;
+        }
+        self.set(key, value, px_ms.map(|ms| now_ns + ms as i64 * SIGNED_NS_PER_MS));
+        self.incr(fence, now_ns)
     }
 
     fn incr(&mut self, key: Key, now_ns: i64) -> Reply {

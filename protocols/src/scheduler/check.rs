@@ -43,95 +43,134 @@ pub fn check_exactly_once(h: &SchedHistory, settle_ns: u64) -> Vec<Verdict> {
 }
 
 fn exactly_once(h: &SchedHistory, settle_ns: u64) -> Status {
-    let mut fired: BTreeMap<(&str, i64), Fired> = BTreeMap::new();
-    let mut effects: BTreeMap<(&str, i64), FirstEffect> = BTreeMap::new();
-    let (mut firings, mut repeats_stopped) = (0, 0);
-    let mut instances: Vec<NodeId> = Vec::new();
-    let mut duplicate: Option<Violation> = None;
-    for (index, e, o) in h.observations() {
-        match o {
-            SchedObs::SlotFired { job, slot, .. } => {
-                firings += 1;
-                if !instances.contains(&e.node) {
-                    instances.push(e.node);
-                }
-                fired.entry((job, *slot)).or_insert(Fired {
-                    index,
-                    t_ns: e.t_ns,
-                    by: e.node,
-                });
-            }
-            SchedObs::EffectApplied { job, slot, worker, .. } => match effects.get(&(job, *slot)) {
-                None => {
-                    effects.insert(
-                        (job, *slot),
-                        FirstEffect {
-                            t_ns: e.t_ns,
-                            worker: *worker,
-                        },
-                    );
-                }
-                Some(first) if duplicate.is_none() => {
-                    duplicate = Some(Violation {
-                        event: index,
-                        t_ns: e.t_ns,
-                        why: format!(
-                            "{} committed a second effect of {job} slot {slot} at {}; {} had committed one at {}",
-                            h.names.of(*worker),
-                            fmt_secs(e.t_ns),
-                            h.names.of(first.worker),
-                            fmt_secs(first.t_ns)
-                        ),
-                    });
-                }
-                Some(_) => {}
-            },
-            SchedObs::DuplicateSuppressed { .. } | SchedObs::MarkChecked { done: true, .. } => repeats_stopped += 1,
-            _ => {}
-        }
-    }
-    if fired.is_empty() {
+    let mut slots = Slots::read(h);
+    if slots.fired.is_empty() {
         return Status::NotApplicable("no slot fired".into());
     }
-    let settled_by = h.end_ns.saturating_sub(settle_ns);
-    let missing = fired
-        .iter()
-        .find(|(key, f)| f.t_ns <= settled_by && !effects.contains_key(*key))
-        .map(|((job, slot), f)| Violation {
-            event: f.index,
-            t_ns: f.t_ns,
-            why: format!(
-                "{job} slot {slot} fired at {} (first by {}) and no effect was committed by the end, {} later",
-                fmt_secs(f.t_ns),
-                h.names.of(f.by),
-                fmt_duration(h.end_ns - f.t_ns)
-            ),
-        });
-    let first = [duplicate, missing].into_iter().flatten().min_by_key(|v| v.event);
+    let missing = slots.first_missing_effect(h, settle_ns);
+    let first = [slots.duplicate.take(), missing]
+        .into_iter()
+        .flatten()
+        .min_by_key(|v| v.event);
     if let Some(v) = first {
         return Status::Violated(v);
     }
-    // No violation: every slot still without an effect fired after `settled_by`.
-    let unsettled = fired.keys().filter(|key| !effects.contains_key(*key)).count();
-    let mut held = format!(
-        "{} fired ({} by {}), each with at most one committed effect",
-        count(fired.len(), "slot"),
-        count(firings, "firing"),
-        count(instances.len(), "instance")
-    );
-    if unsettled == 0 {
-        held = held.replace("at most one", "exactly one");
-    } else {
-        held.push_str(&format!(
-            " ({unsettled} fired in the last {} and not yet run)",
-            fmt_duration(settle_ns)
-        ));
+    Status::Held(slots.held(settle_ns))
+}
+
+/// One pass over the history: each slot's first firing and first effect, the first second
+/// effect, and the counts the verdict reports.
+struct Slots<'h> {
+    fired: BTreeMap<(&'h str, i64), Fired>,
+    effects: BTreeMap<(&'h str, i64), FirstEffect>,
+    firings: usize,
+    repeats_stopped: usize,
+    instances: Vec<NodeId>,
+    duplicate: Option<Violation>,
+}
+
+impl<'h> Slots<'h> {
+    fn read(h: &'h SchedHistory) -> Self {
+        let mut slots = Slots {
+            fired: BTreeMap::new(),
+            effects: BTreeMap::new(),
+            firings: 0,
+            repeats_stopped: 0,
+            instances: Vec::new(),
+            duplicate: None,
+        };
+        for (index, e, o) in h.observations() {
+            match o {
+                SchedObs::SlotFired { job, slot, .. } => {
+                    slots.firings += 1;
+                    if !slots.instances.contains(&e.node) {
+                        slots.instances.push(e.node);
+                    }
+                    slots.fired.entry((job, *slot)).or_insert(Fired {
+                        index,
+                        t_ns: e.t_ns,
+                        by: e.node,
+                    });
+                }
+                SchedObs::EffectApplied { job, slot, worker, .. } => {
+                    slots.on_effect(h, index, e.t_ns, (job, *slot), *worker)
+                }
+                SchedObs::DuplicateSuppressed { .. } | SchedObs::MarkChecked { done: true, .. } => {
+                    slots.repeats_stopped += 1
+                }
+                _ => {}
+            }
+        }
+        slots
     }
-    held.push_str(&format!(
-        "; {} ran nothing",
-        count(repeats_stopped, "repeated delivery")
-    ));
-    Status::Held(held)
+
+    /// Keeps a slot's first effect; a later one is the violation (only the first is kept).
+    fn on_effect(&mut self, h: &SchedHistory, index: usize, t_ns: u64, key: (&'h str, i64), worker: NodeId) {
+        match self.effects.get(&key) {
+            None => {
+                self.effects.insert(key, FirstEffect { t_ns, worker });
+            }
+            Some(first) if self.duplicate.is_none() => {
+                let (job, slot) = key;
+                self.duplicate = Some(Violation {
+                    event: index,
+                    t_ns,
+                    why: format!(
+                        "{} committed a second effect of {job} slot {slot} at {}; {} had committed one at {}",
+                        h.names.of(worker),
+                        fmt_secs(t_ns),
+                        h.names.of(first.worker),
+                        fmt_secs(first.t_ns)
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// The first slot (in key order) that fired at least `settle_ns` before the end and has
+    /// no effect.
+    fn first_missing_effect(&self, h: &SchedHistory, settle_ns: u64) -> Option<Violation> {
+        let settled_by = h.end_ns.saturating_sub(settle_ns);
+        self.fired
+            .iter()
+            .find(|(key, f)| f.t_ns <= settled_by && !self.effects.contains_key(*key))
+            .map(|((job, slot), f)| Violation {
+                event: f.index,
+                t_ns: f.t_ns,
+                why: format!(
+                    "{job} slot {slot} fired at {} (first by {}) and no effect was committed by the end, {} later",
+                    fmt_secs(f.t_ns),
+                    h.names.of(f.by),
+                    fmt_duration(h.end_ns - f.t_ns)
+                ),
+            })
+    }
+
+    /// What the verdict says when nothing broke: every slot still without an effect fired
+    /// within the last `settle_ns`.
+    fn held(&self, settle_ns: u64) -> String {
+        let unsettled = self.fired.keys().filter(|key| !self.effects.contains_key(*key)).count();
+        let mut held = format!(
+            "{} fired ({} by {}), each with at most one committed effect",
+            count(self.fired.len(), "slot"),
+            count(self.firings, "firing"),
+            count(self.instances.len(), "instance")
+        );
+        if unsettled == 0 {
+            held = held.replace("at most one", "exactly one");
+        } else {
+            held.push_str(&format!(
+                " ({unsettled} fired in the last {} and not yet run)",
+                fmt_duration(settle_ns)
+            ));
+        }
+        held.push_str(&format!(
+            "; {} ran nothing",
+            count(self.repeats_stopped, "repeated delivery")
+        ));
+        held
+    }
 }
 
 #[cfg(test)]

@@ -145,6 +145,24 @@ struct Life {
 }
 
 impl Life {
+    /// The life the store set up at creation, at its wall clock `wall_ns`.
+    fn created(wall_ns: i64, idle_ns: u64, absolute_ns: u64) -> Self {
+        let absolute_at_ns = wall_ns.saturating_add(absolute_ns as i64);
+        Life {
+            idle_ns,
+            absolute_at_ns,
+            ends_at_ns: wall_ns.saturating_add(idle_ns as i64).min(absolute_at_ns),
+        }
+    }
+
+    /// A committed save at `wall_ns`: before the end it pushes the idle deadline on; at or
+    /// after it, the session is over for good.
+    fn refresh(&mut self, wall_ns: i64) {
+        if wall_ns < self.ends_at_ns {
+            self.ends_at_ns = wall_ns.saturating_add(self.idle_ns as i64).min(self.absolute_at_ns);
+        }
+    }
+
     fn which(&self) -> &'static str {
         if self.ends_at_ns == self.absolute_at_ns {
             "absolute"
@@ -171,17 +189,10 @@ fn deadline(h: &SessionHistory) -> Status {
         match o {
             SessionObs::SessionCreated {
                 idle_ns, absolute_ns, ..
-            } => {
-                let absolute_at_ns = wall.saturating_add(*absolute_ns as i64);
-                life = Some(Life {
-                    idle_ns: *idle_ns,
-                    absolute_at_ns,
-                    ends_at_ns: wall.saturating_add(*idle_ns as i64).min(absolute_at_ns),
-                });
-            }
+            } => life = Some(Life::created(wall, *idle_ns, *absolute_ns)),
             SessionObs::SessionSaved { .. } => {
-                if let Some(l) = life.as_mut().filter(|l| wall < l.ends_at_ns) {
-                    l.ends_at_ns = wall.saturating_add(l.idle_ns as i64).min(l.absolute_at_ns);
+                if let Some(l) = life.as_mut() {
+                    l.refresh(wall);
                 }
             }
             SessionObs::SessionRead { client, req, answer } => {
@@ -203,19 +214,8 @@ fn deadline(h: &SessionHistory) -> Status {
                     continue;
                 };
                 served += 1;
-                if let Some((end, which)) = read.ends.filter(|(end, _)| read.wall_ns >= *end) {
-                    return Status::Violated(Violation {
-                        event: index,
-                        t_ns: e.t_ns,
-                        why: format!(
-                            "{} served request #{req}: the store read the session at {} (its clock {}), {} past the session's {which} deadline {}",
-                            h.names.of(e.node),
-                            fmt_secs(read.t_ns),
-                            fmt_signed_secs(read.wall_ns),
-                            fmt_duration((read.wall_ns - end) as u64),
-                            fmt_signed_secs(end)
-                        ),
-                    });
+                if let Some(v) = served_after_end(h, index, e.t_ns, e.node, *req, read) {
+                    return Status::Violated(v);
                 }
             }
             _ => {}
@@ -232,6 +232,31 @@ fn deadline(h: &SessionHistory) -> Status {
         count(served, "request"),
         count(refused_late, "read")
     ))
+}
+
+/// The violation when `node` served request `req` on a read that came at or after the
+/// session's end.
+fn served_after_end(
+    h: &SessionHistory,
+    index: usize,
+    t_ns: u64,
+    node: NodeId,
+    req: u64,
+    read: &ReadAt,
+) -> Option<Violation> {
+    let (end, which) = read.ends.filter(|(end, _)| read.wall_ns >= *end)?;
+    Some(Violation {
+        event: index,
+        t_ns,
+        why: format!(
+            "{} served request #{req}: the store read the session at {} (its clock {}), {} past the session's {which} deadline {}",
+            h.names.of(node),
+            fmt_secs(read.t_ns),
+            fmt_signed_secs(read.wall_ns),
+            fmt_duration((read.wall_ns - end) as u64),
+            fmt_signed_secs(end)
+        ),
+    })
 }
 
 #[cfg(test)]

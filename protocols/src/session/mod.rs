@@ -60,6 +60,70 @@ fn optional_millis(k: &mut Knobs, key: &str, doc: &'static str) -> Result<Option
     }
 }
 
+/// When the user logs in and (if ever) out: a logout must come after the login.
+fn parse_login_logout(k: &mut Knobs) -> Result<(u64, Option<u64>), KnobError> {
+    let login_at_ns = k.millis("login_at_ms", 0, 0, MAX_MS, "when the user logs in (through client-0)")?;
+    let logout_at_ns = optional_millis(
+        k,
+        "logout_at_ms",
+        "when the user logs out through client-0 (absent: never)",
+    )?;
+    if let Some(at) = logout_at_ns.filter(|at| *at <= login_at_ns) {
+        return Err(k.error(
+            "logout_at_ms",
+            format!(
+                "must be after login_at_ms ({} ms), got {} ms",
+                login_at_ns / 1_000_000,
+                at / 1_000_000
+            ),
+        ));
+    }
+    Ok((login_at_ns, logout_at_ns))
+}
+
+/// The store's session policy: how saves are written, the two timeouts and how a save
+/// refreshes them, and whether a read checks the expiry itself.
+fn parse_policy(k: &mut Knobs) -> Result<Policy, KnobError> {
+    let save = k.choice(
+        "save",
+        &[("cas", SaveMode::Cas), ("last-write-wins", SaveMode::LastWriteWins)],
+        SaveMode::Cas,
+        "save by the seed's version CAS (with revocation and both deadlines in the WHERE), or (wrong) write the whole object back",
+    )?;
+    let idle_ns = k.millis(
+        "idle_ms",
+        30_000,
+        1,
+        MAX_MS,
+        "idle timeout: each save moves the session's expiry to now + this",
+    )?;
+    let absolute_ns = k.millis(
+        "absolute_ms",
+        HOUR_MS,
+        1,
+        MAX_MS,
+        "absolute timeout: the session ends this long after login, however active",
+    )?;
+    let refresh = k.choice(
+        "refresh",
+        &[("capped", Refresh::Capped), ("uncapped", Refresh::Uncapped)],
+        Refresh::Capped,
+        "idle refresh min(now + idle, absolute deadline), or (wrong) now + idle",
+    )?;
+    let read_checks_expiry = k.bool(
+        "read_checks_expiry",
+        true,
+        "a read refuses an expired record; false: it trusts the cleanup to have deleted it",
+    )?;
+    Ok(Policy {
+        save,
+        refresh,
+        read_checks_expiry,
+        idle_ns,
+        absolute_ns,
+    })
+}
+
 impl SessionCas {
     pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
         let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of app servers client-0..")? as u32;
@@ -84,53 +148,8 @@ impl SessionCas {
             HOUR_MS,
             "how long an app server waits for the store before giving a request up",
         )?;
-        let login_at_ns = k.millis("login_at_ms", 0, 0, MAX_MS, "when the user logs in (through client-0)")?;
-        let logout_at_ns = optional_millis(
-            k,
-            "logout_at_ms",
-            "when the user logs out through client-0 (absent: never)",
-        )?;
-        if let Some(at) = logout_at_ns.filter(|at| *at <= login_at_ns) {
-            return Err(k.error(
-                "logout_at_ms",
-                format!(
-                    "must be after login_at_ms ({} ms), got {} ms",
-                    login_at_ns / 1_000_000,
-                    at / 1_000_000
-                ),
-            ));
-        }
-        let save = k.choice(
-            "save",
-            &[("cas", SaveMode::Cas), ("last-write-wins", SaveMode::LastWriteWins)],
-            SaveMode::Cas,
-            "save by the seed's version CAS (with revocation and both deadlines in the WHERE), or (wrong) write the whole object back",
-        )?;
-        let idle_ns = k.millis(
-            "idle_ms",
-            30_000,
-            1,
-            MAX_MS,
-            "idle timeout: each save moves the session's expiry to now + this",
-        )?;
-        let absolute_ns = k.millis(
-            "absolute_ms",
-            HOUR_MS,
-            1,
-            MAX_MS,
-            "absolute timeout: the session ends this long after login, however active",
-        )?;
-        let refresh = k.choice(
-            "refresh",
-            &[("capped", Refresh::Capped), ("uncapped", Refresh::Uncapped)],
-            Refresh::Capped,
-            "idle refresh min(now + idle, absolute deadline), or (wrong) now + idle",
-        )?;
-        let read_checks_expiry = k.bool(
-            "read_checks_expiry",
-            true,
-            "a read refuses an expired record; false: it trusts the cleanup to have deleted it",
-        )?;
+        let (login_at_ns, logout_at_ns) = parse_login_logout(k)?;
+        let policy = parse_policy(k)?;
         let cleanup_every_ns = k.millis(
             "cleanup_every_ms",
             60_000,
@@ -145,13 +164,7 @@ impl SessionCas {
             request_timeout_ns,
             login_at_ns,
             logout_at_ns,
-            policy: Policy {
-                save,
-                refresh,
-                read_checks_expiry,
-                idle_ns,
-                absolute_ns,
-            },
+            policy,
             cleanup_every_ns,
         }))
     }

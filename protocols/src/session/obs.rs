@@ -78,6 +78,19 @@ fn answer_text(a: &ReadAnswer) -> String {
     }
 }
 
+/// A save's line, `head`, and what the save overwrote when that is worth a look.
+fn saved_over(head: String, prior: &Prior) -> String {
+    match prior {
+        Prior::Current => head,
+        Prior::Newer { version } => format!("{head} — over newer version {version}"),
+        Prior::Revoked { version } => {
+            format!("{head} — RESURRECTED: overwrote the logged-out version {version}")
+        }
+        Prior::Missing => format!("{head} — RE-CREATED a deleted session"),
+        Prior::Expired { version } => format!("{head} — revived expired version {version}"),
+    }
+}
+
 fn invalid_text(why: Invalid) -> &'static str {
     match why {
         Invalid::Missing => "no such session",
@@ -311,15 +324,7 @@ impl Observation for SessionObs {
                     record.version,
                     t(&record.idle_until_ns)
                 );
-                match prior {
-                    Prior::Current => head,
-                    Prior::Newer { version } => format!("{head} — over newer version {version}"),
-                    Prior::Revoked { version } => {
-                        format!("{head} — RESURRECTED: overwrote the logged-out version {version}")
-                    }
-                    Prior::Missing => format!("{head} — RE-CREATED a deleted session"),
-                    Prior::Expired { version } => format!("{head} — revived expired version {version}"),
-                }
+                saved_over(head, prior)
             }
             SessionObs::SaveRefused { client, req, refusals } => format!(
                 "REFUSED save by {} (request #{req}): 0 rows ({})",

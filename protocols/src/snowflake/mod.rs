@@ -59,15 +59,16 @@ pub struct NodeLease {
     pub ttl_ns: u64,
 }
 
-/// Twice what a generator can issue in a millisecond: enough to overload it, and a bound on
-/// how many events one tick records.
-const MAX_RATE_PER_MS: u64 = 2 * SEQUENCES_PER_MS as u64;
-/// A million requests in one burst.
-const MAX_BURST: u64 = 1_000_000;
+/// The requests each generator receives: `rate_per_ms` at every tick, and one burst.
+struct RequestLoad {
+    rate_per_ms: u64,
+    burst: u64,
+    burst_at_ns: u64,
+}
 
-impl Snowflake {
-    pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
-        let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of ID generators client-0..")? as u32;
+impl RequestLoad {
+    /// Reads the load's knobs; a burst time without a burst, or no requests at all, is an error.
+    fn parse(k: &mut Knobs) -> Result<Self, KnobError> {
         let rate_per_ms = k.uint(
             "rate_per_ms",
             1,
@@ -95,34 +96,18 @@ impl Snowflake {
         if rate_per_ms == 0 && burst == 0 {
             return Err(k.error("rate_per_ms", "no requests at all: set rate_per_ms or burst"));
         }
-        let epoch_ms = k.int(
-            "epoch_ms",
-            0,
-            -(MAX_MS as i64),
-            MAX_MS as i64,
-            "the wall-clock reading (ms) that is millisecond 0 of the IDs' 41-bit timestamp",
-        )?;
-        let rollback = k.choice(
-            "rollback",
-            &[
-                ("reject", Rollback::Reject),
-                ("wait", Rollback::Wait),
-                ("ignore", Rollback::Ignore),
-            ],
-            Rollback::Reject,
-            "clock behind the last ID's ms: refuse requests until it is back, wait, or (wrong) issue anyway",
-        )?;
-        let persist_last_ms = k.bool(
-            "persist_last_ms",
-            false,
-            "the last ID's ms is written to disk before each ID and read back on restart",
-        )?;
-        let overflow = k.choice(
-            "sequence_overflow",
-            &[("wait", Overflow::Wait), ("wrap", Overflow::Wrap)],
-            Overflow::Wait,
-            "request 4097 of a ms: wait for the next ms, or (wrong) wrap the sequence to 0 in the same ms",
-        )?;
+        Ok(RequestLoad {
+            rate_per_ms,
+            burst,
+            burst_at_ns,
+        })
+    }
+}
+
+impl NodeLease {
+    /// Reads the node-ID knobs: leased IDs (`Some`), or static ones (`None`), which take no
+    /// lease knobs and at most one generator per node ID.
+    fn parse(k: &mut Knobs, clients: u32) -> Result<Option<Self>, KnobError> {
         let leased = k.choice(
             "node_ids",
             &[("static", false), ("leased", true)],
@@ -153,6 +138,49 @@ impl Snowflake {
                 return Err(k.error("clients", "static node IDs: at most 1024 generators"));
             }
         }
+        Ok(leased.then_some(NodeLease { pool, ttl_ns }))
+    }
+}
+
+/// Twice what a generator can issue in a millisecond: enough to overload it, and a bound on
+/// how many events one tick records.
+const MAX_RATE_PER_MS: u64 = 2 * SEQUENCES_PER_MS as u64;
+/// A million requests in one burst.
+const MAX_BURST: u64 = 1_000_000;
+
+impl Snowflake {
+    pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
+        let clients = k.uint("clients", 2, 1, MAX_CLIENTS, "number of ID generators client-0..")? as u32;
+        let load = RequestLoad::parse(k)?;
+        let epoch_ms = k.int(
+            "epoch_ms",
+            0,
+            -(MAX_MS as i64),
+            MAX_MS as i64,
+            "the wall-clock reading (ms) that is millisecond 0 of the IDs' 41-bit timestamp",
+        )?;
+        let rollback = k.choice(
+            "rollback",
+            &[
+                ("reject", Rollback::Reject),
+                ("wait", Rollback::Wait),
+                ("ignore", Rollback::Ignore),
+            ],
+            Rollback::Reject,
+            "clock behind the last ID's ms: refuse requests until it is back, wait, or (wrong) issue anyway",
+        )?;
+        let persist_last_ms = k.bool(
+            "persist_last_ms",
+            false,
+            "the last ID's ms is written to disk before each ID and read back on restart",
+        )?;
+        let overflow = k.choice(
+            "sequence_overflow",
+            &[("wait", Overflow::Wait), ("wrap", Overflow::Wrap)],
+            Overflow::Wait,
+            "request 4097 of a ms: wait for the next ms, or (wrong) wrap the sequence to 0 in the same ms",
+        )?;
+        let node_lease = NodeLease::parse(k, clients)?;
         let start_stagger_ns = k.millis(
             "start_stagger_ms",
             10,
@@ -163,16 +191,16 @@ impl Snowflake {
         Ok(Box::new(Snowflake {
             clients,
             generator: GeneratorConfig {
-                rate_per_ms,
-                burst,
-                burst_at_ns,
+                rate_per_ms: load.rate_per_ms,
+                burst: load.burst,
+                burst_at_ns: load.burst_at_ns,
                 epoch_ns: epoch_ms * 1_000_000,
                 rollback,
                 overflow,
                 persist_last_ms,
                 start_stagger_ns,
             },
-            node_lease: leased.then_some(NodeLease { pool, ttl_ns }),
+            node_lease,
         }))
     }
 

@@ -160,6 +160,32 @@ fn requests(n: u64) -> String {
     }
 }
 
+/// What the timeline adds after an issued ID: why this one is worth a look, if it is.
+fn issue_note(note: &IssueNote, ms: u64, node_id: u16) -> String {
+    match note {
+        IssueNote::Plain => String::new(),
+        IssueNote::First => " — its first".into(),
+        IssueNote::AfterWait => " — the first after waiting".into(),
+        IssueNote::AfterRefusing => " — the first since it refused".into(),
+        IssueNote::WithNewNodeId => format!(" — the first with node ID {node_id}"),
+        IssueNote::LastOfMs => format!(" — the 4096th in ms {ms}: its sequence is used up"),
+        IssueNote::Wrapped => format!(" — request 4097 of ms {ms}: the sequence WRAPPED to 0"),
+        IssueNote::Behind { last_ms } => format!(
+            " — its clock is {} ms behind its last ID's ms {last_ms}: rollback IGNORED",
+            last_ms - ms
+        ),
+    }
+}
+
+/// What a blocked generator waits for before it can issue again.
+fn waits_for(why: &Blocked) -> String {
+    match why {
+        Blocked::SequenceExhausted { ms } | Blocked::SequenceUnknown { ms } => format!("ms {}", ms + 1),
+        Blocked::ClockBehind { last_ms, .. } => format!("its clock to reach ms {last_ms}"),
+        _ => "its clock".into(),
+    }
+}
+
 fn blocked(why: &Blocked) -> String {
     match why {
         Blocked::ClockBehind { now_ms, last_ms } => format!(
@@ -235,19 +261,7 @@ impl Observation for IdObs {
                     node: *node_id,
                     seq: *seq,
                 };
-                let why = match note {
-                    IssueNote::Plain => String::new(),
-                    IssueNote::First => " — its first".into(),
-                    IssueNote::AfterWait => " — the first after waiting".into(),
-                    IssueNote::AfterRefusing => " — the first since it refused".into(),
-                    IssueNote::WithNewNodeId => format!(" — the first with node ID {node_id}"),
-                    IssueNote::LastOfMs => format!(" — the 4096th in ms {ms}: its sequence is used up"),
-                    IssueNote::Wrapped => format!(" — request 4097 of ms {ms}: the sequence WRAPPED to 0"),
-                    IssueNote::Behind { last_ms } => format!(
-                        " — its clock is {} ms behind its last ID's ms {last_ms}: rollback IGNORED",
-                        last_ms - ms
-                    ),
-                };
+                let why = issue_note(note, *ms, *node_id);
                 format!("issues ID {id}{why}")
             }
             IdObs::IdRefused { why, requests: n } => {
@@ -258,11 +272,7 @@ impl Observation for IdObs {
                 wait_ns,
                 requests: n,
             } => {
-                let until = match why {
-                    Blocked::SequenceExhausted { ms } | Blocked::SequenceUnknown { ms } => format!("ms {}", ms + 1),
-                    Blocked::ClockBehind { last_ms, .. } => format!("its clock to reach ms {last_ms}"),
-                    _ => "its clock".into(),
-                };
+                let until = waits_for(why);
                 format!(
                     "{}: WAITS {} for {until} ({} waiting)",
                     blocked(why),

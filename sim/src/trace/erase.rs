@@ -90,8 +90,33 @@ fn happening<M: Message, O: Observation>(names: &Names, what: &What<M, O>) -> (H
 
 /// A fault, or its end: always part of the story.
 fn fault_event<M, O>(names: &Names, what: &What<M, O>) -> (Happening, String, Salience) {
-    let name = |n: &NodeId| names.of(*n).to_string();
     let (happening, text) = match what {
+        What::Pause { .. }
+        | What::Resume
+        | What::Crash { .. }
+        | What::Restart
+        | What::ClockJump { .. }
+        | What::Failover { .. } => process_fault(names, what),
+        What::Partition { .. }
+        | What::Heal { .. }
+        | What::Delay { .. }
+        | What::Lossy { .. }
+        | What::WindowEnd { .. } => network_fault(names, what),
+        What::Start
+        | What::Send { .. }
+        | What::Deliver { .. }
+        | What::Drop { .. }
+        | What::Timer { .. }
+        | What::Observe(_) => {
+            unreachable!("not a fault: erased by `happening`")
+        }
+    };
+    (happening, text, Salience::Salient)
+}
+
+/// What befalls one process: a pause, a crash, a clock jump, a failover, or its end.
+fn process_fault<M, O>(names: &Names, what: &What<M, O>) -> (Happening, String) {
+    match what {
         What::Pause { duration_ns, suspend } => (
             Happening::Pause {
                 duration_ns: *duration_ns,
@@ -124,20 +149,24 @@ fn fault_event<M, O>(names: &Names, what: &What<M, O>) -> (Happening, String, Sa
             Happening::ClockJump { by_ns: *by_ns },
             format!("wall clock JUMPS by {}", fmt_signed_secs(*by_ns)),
         ),
-        What::Partition { fault, groups, one_way } => {
-            let g = group_list(names, groups);
-            let text = if *one_way {
-                format!("one-way cut: {} cannot reach {}", g[0], g[1..].join(", "))
-            } else {
-                format!("PARTITION: {}", g.join(" | "))
-            };
-            let happening = Happening::Partition {
-                fault: *fault,
-                groups: g,
-                one_way: *one_way,
-            };
-            (happening, text)
-        }
+        What::Failover { primary } => (
+            Happening::Failover {
+                primary: names.of(*primary).to_string(),
+            },
+            format!(
+                "FAILOVER: the operator replaces {} (its replica or the next leader takes over)",
+                names.of(*primary)
+            ),
+        ),
+        _ => unreachable!("not a process fault: erased by `fault_event`"),
+    }
+}
+
+/// What befalls the network: a partition, a delay or loss window, or its end.
+fn network_fault<M, O>(names: &Names, what: &What<M, O>) -> (Happening, String) {
+    let name = |n: &NodeId| names.of(*n).to_string();
+    match what {
+        What::Partition { fault, groups, one_way } => partition(names, *fault, groups, *one_way),
         What::Heal { fault } => (Happening::Heal { fault: *fault }, "partition healed".into()),
         What::Delay {
             fault,
@@ -184,25 +213,26 @@ fn fault_event<M, O>(names: &Names, what: &What<M, O>) -> (Happening, String, Sa
             };
             (happening, text)
         }
-        What::Failover { primary } => (
-            Happening::Failover { primary: name(primary) },
-            format!(
-                "FAILOVER: the operator replaces {} (its replica or the next leader takes over)",
-                names.of(*primary)
-            ),
-        ),
         What::WindowEnd { fault } => (
             Happening::WindowEnd { fault: *fault },
             "network fault window closes".into(),
         ),
-        What::Start
-        | What::Send { .. }
-        | What::Deliver { .. }
-        | What::Drop { .. }
-        | What::Timer { .. }
-        | What::Observe(_) => {
-            unreachable!("not a fault: erased by `happening`")
-        }
+        _ => unreachable!("not a network fault: erased by `fault_event`"),
+    }
+}
+
+/// A partition into `groups`, or a one-way cut from the first group to the others.
+fn partition(names: &Names, fault: u32, groups: &[Vec<NodeId>], one_way: bool) -> (Happening, String) {
+    let g = group_list(names, groups);
+    let text = if one_way {
+        format!("one-way cut: {} cannot reach {}", g[0], g[1..].join(", "))
+    } else {
+        format!("PARTITION: {}", g.join(" | "))
     };
-    (happening, text, Salience::Salient)
+    let happening = Happening::Partition {
+        fault,
+        groups: g,
+        one_way,
+    };
+    (happening, text)
 }

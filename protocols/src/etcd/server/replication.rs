@@ -109,6 +109,26 @@ impl EtcdServer {
             );
         }
         let count = entries.len();
+        self.merge_entries(prev_index, entries);
+        let last_new = prev_index + count;
+        if commit > self.commit {
+            self.commit = commit.min(last_new).max(self.commit);
+        }
+        self.apply(ctx);
+        ctx.send(
+            from,
+            Msg::Appended {
+                term: self.term,
+                success: true,
+                match_index: last_new,
+                sent_ns,
+            },
+        );
+    }
+
+    /// Writes the leader's `entries` after `prev_index`: an entry the log already has (same
+    /// term) stays, and the first conflicting one cuts the log there before the rest is added.
+    fn merge_entries(&mut self, prev_index: usize, entries: Vec<Entry>) {
         for (k, entry) in entries.into_iter().enumerate() {
             let index = prev_index + 1 + k;
             if index <= self.last_index() {
@@ -126,20 +146,6 @@ impl EtcdServer {
             }
             self.log.push(entry);
         }
-        let last_new = prev_index + count;
-        if commit > self.commit {
-            self.commit = commit.min(last_new).max(self.commit);
-        }
-        self.apply(ctx);
-        ctx.send(
-            from,
-            Msg::Appended {
-                term: self.term,
-                success: true,
-                match_index: last_new,
-                sent_ns,
-            },
-        );
     }
 
     pub(super) fn on_appended(

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use locksim_sim::NodeId;
 use locksim_sim::check::{NodeTable, Status, Violation, count};
 use locksim_sim::time::{fmt_duration, fmt_secs};
-use locksim_sim::{History, What};
+use locksim_sim::{Event, History, Names, What};
 
 use super::{LockFacts, LockSetup};
 use crate::lock::AsLock;
@@ -24,103 +24,146 @@ use crate::lock::obs::LockObs;
 /// newly elected leader) still make a quorum. Otherwise nobody can be granted the lock, and
 /// liveness does not apply.
 fn quiet_from<M, O: AsLock>(h: &History<M, O>, setup: &LockSetup) -> Result<Option<(u64, usize)>, String> {
+    let mut faults = OpenFaults::new();
     let mut quiet = None;
-    let mut open_pauses = BTreeSet::new();
-    let mut open_crashes = BTreeSet::new();
-    let mut open_cuts = BTreeSet::new();
-    let mut open_losses = BTreeSet::new();
-    let mut gone: Vec<NodeId> = Vec::new();
-    // Per node: `Some(false)` while its last `RoleChanged` says it does not serve the lock.
-    let mut serves: NodeTable<Option<bool>> = NodeTable::new();
     for (index, e) in h.events.iter().enumerate() {
-        let end_ns = match &e.what {
+        if let Some(end_ns) = faults.track(e, setup) {
+            quiet = quiet.max(Some((end_ns, index)));
+        }
+    }
+    if let Some(why) = faults.lost_quorum(&h.names, setup) {
+        return Err(why);
+    }
+    if let Some(why) = faults.still_open(&h.names) {
+        return Err(why);
+    }
+    Ok(quiet)
+}
+
+/// The faults still in force as the history is read, and what decides whether the servers
+/// that crashed for good leave a quorum behind.
+struct OpenFaults {
+    pauses: BTreeSet<NodeId>,
+    crashes: BTreeSet<NodeId>,
+    cuts: BTreeSet<u32>,
+    losses: BTreeSet<u32>,
+    /// Servers that crashed and never restart, in crash order.
+    gone: Vec<NodeId>,
+    /// Per node: `Some(false)` while its last `RoleChanged` says it does not serve the lock.
+    serves: NodeTable<Option<bool>>,
+}
+
+impl OpenFaults {
+    fn new() -> Self {
+        OpenFaults {
+            pauses: BTreeSet::new(),
+            crashes: BTreeSet::new(),
+            cuts: BTreeSet::new(),
+            losses: BTreeSet::new(),
+            gone: Vec::new(),
+            serves: NodeTable::new(),
+        }
+    }
+
+    /// Notes what `e` opens or closes; returns the true time at which a fault it ends is over
+    /// (`None` for an event that ends no fault).
+    fn track<M, O: AsLock>(&mut self, e: &Event<M, O>, setup: &LockSetup) -> Option<u64> {
+        match &e.what {
             What::Pause { .. } => {
-                open_pauses.insert(e.node);
-                continue;
+                self.pauses.insert(e.node);
+                None
             }
             What::Resume => {
-                open_pauses.remove(&e.node);
-                e.t_ns
+                self.pauses.remove(&e.node);
+                Some(e.t_ns)
             }
             What::Crash {
                 restart_after_ns: Some(_),
             } => {
-                open_crashes.insert(e.node);
-                continue;
+                self.crashes.insert(e.node);
+                None
             }
             What::Restart => {
-                open_crashes.remove(&e.node);
-                e.t_ns
+                self.crashes.remove(&e.node);
+                Some(e.t_ns)
             }
             What::Crash { restart_after_ns: None } => {
                 if setup.servers.contains(&e.node) {
-                    gone.push(e.node);
+                    self.gone.push(e.node);
                 }
-                e.t_ns
+                Some(e.t_ns)
             }
-            What::ClockJump { .. } | What::Failover { .. } => e.t_ns,
+            What::ClockJump { .. } | What::Failover { .. } => Some(e.t_ns),
             What::Partition { fault, .. } => {
-                open_cuts.insert(*fault);
-                continue;
+                self.cuts.insert(*fault);
+                None
             }
             What::Heal { fault } => {
-                open_cuts.remove(fault);
-                e.t_ns
+                self.cuts.remove(fault);
+                Some(e.t_ns)
             }
             // Messages sent at the end of a delay window are still in flight for `extra_ns`.
             What::Delay {
                 window_ns, extra_ns, ..
-            } => e.t_ns + window_ns + extra_ns,
+            } => Some(e.t_ns + window_ns + extra_ns),
             What::Lossy { fault, .. } => {
-                open_losses.insert(*fault);
-                continue;
+                self.losses.insert(*fault);
+                None
             }
             What::WindowEnd { fault } => {
-                open_losses.remove(fault);
-                e.t_ns
+                self.losses.remove(fault);
+                Some(e.t_ns)
             }
             What::Observe(o) => {
                 if let Some(LockObs::RoleChanged { authoritative, .. }) = o.as_lock() {
-                    *serves.get_mut(e.node) = Some(*authoritative);
+                    *self.serves.get_mut(e.node) = Some(*authoritative);
                 }
-                continue;
+                None
             }
-            _ => continue,
-        };
-        quiet = quiet.max(Some((end_ns, index)));
+            _ => None,
+        }
     }
-    if let Some(first) = gone.first() {
+
+    /// Why nobody can be granted the lock at the end: the servers that crashed for good leave
+    /// fewer up and authoritative than the quorum.
+    fn lost_quorum(&self, names: &Names, setup: &LockSetup) -> Option<String> {
+        let first = self.gone.first()?;
         let serving = setup
             .servers
             .iter()
-            .filter(|s| !gone.contains(s) && serves.get(**s) != Some(false))
+            .filter(|s| !self.gone.contains(s) && self.serves.get(**s) != Some(false))
             .count();
-        if serving < setup.quorum {
-            let who = h.names.of(*first);
-            return Err(if setup.quorum == 1 {
-                format!("{who} crashed and never restarts, and no other server serves the lock")
-            } else {
-                format!(
-                    "{who} crashed and never restarts: {} the lock, fewer than the quorum of {}",
-                    serve(serving),
-                    setup.quorum
-                )
-            });
+        if serving >= setup.quorum {
+            return None;
         }
+        let who = names.of(*first);
+        Some(if setup.quorum == 1 {
+            format!("{who} crashed and never restarts, and no other server serves the lock")
+        } else {
+            format!(
+                "{who} crashed and never restarts: {} the lock, fewer than the quorum of {}",
+                serve(serving),
+                setup.quorum
+            )
+        })
     }
-    if let Some(node) = open_pauses.first() {
-        return Err(format!("{} is still paused when the run ends", h.names.of(*node)));
+
+    /// The first fault still in force when the run ends, said as a reason.
+    fn still_open(&self, names: &Names) -> Option<String> {
+        if let Some(node) = self.pauses.first() {
+            return Some(format!("{} is still paused when the run ends", names.of(*node)));
+        }
+        if let Some(node) = self.crashes.first() {
+            return Some(format!("{} has not restarted when the run ends", names.of(*node)));
+        }
+        if !self.cuts.is_empty() {
+            return Some("a partition never heals".into());
+        }
+        if !self.losses.is_empty() {
+            return Some("message loss never ends".into());
+        }
+        None
     }
-    if let Some(node) = open_crashes.first() {
-        return Err(format!("{} has not restarted when the run ends", h.names.of(*node)));
-    }
-    if !open_cuts.is_empty() {
-        return Err("a partition never heals".into());
-    }
-    if !open_losses.is_empty() {
-        return Err("message loss never ends".into());
-    }
-    Ok(quiet)
 }
 
 /// "1 server serves", "2 servers serve".

@@ -25,30 +25,38 @@ struct Segment {
     end_ns: u64,
 }
 
+/// An interval a client opened: the index of its acquire or renewal, its true time, and the
+/// monotonic deadline it holds until (`None`: no deadline tracked).
+type Opened = (usize, u64, Option<u64>);
+
 pub(super) fn check<M, O: AsLock>(h: &History<M, O>, _facts: &LockFacts, setup: &LockSetup) -> Status {
+    let mut segments = holdings(h, setup);
+    if segments.is_empty() {
+        return Status::NotApplicable("no client ever held the lock".into());
+    }
+    // `index` is unique, so the key is a total order and an unstable sort gives the one result.
+    segments.sort_unstable_by_key(|s| (s.start_ns, s.index));
+    if let Some(v) = first_overlap(h, &segments) {
+        return Status::Violated(v);
+    }
+    let clients: std::collections::BTreeSet<NodeId> = segments.iter().map(|s| s.client).collect();
+    Status::Held(format!(
+        "{} of {}, none overlapping",
+        count(segments.len(), "holding interval"),
+        count(clients.len(), "client")
+    ))
+}
+
+/// Every client's holding intervals, unsorted.
+fn holdings<M, O: AsLock>(h: &History<M, O>, setup: &LockSetup) -> Vec<Segment> {
     // Per client: the intervals it has open. The order in which they close does not matter,
-    // since segments are sorted by a total order below.
-    let mut open: NodeTable<Vec<(usize, u64, Option<u64>)>> = NodeTable::new();
+    // since segments are sorted by a total order afterwards.
+    let mut open: NodeTable<Vec<Opened>> = NodeTable::new();
     let mut is_client: NodeTable<bool> = NodeTable::new();
     for &client in &setup.clients {
         *is_client.get_mut(client) = true;
     }
     let mut segments = Vec::new();
-    let close =
-        |segments: &mut Vec<Segment>, client: NodeId, opened: &mut Vec<(usize, u64, Option<u64>)>, at_ns: u64| {
-            for (index, start_ns, deadline_mono_ns) in opened.drain(..) {
-                // No deadline tracked: held until it ends, or the run does.
-                let end_ns = deadline_mono_ns.map_or(h.end_ns, |d| h.when_mono(client, d)).min(at_ns);
-                if end_ns > start_ns {
-                    segments.push(Segment {
-                        client,
-                        index,
-                        start_ns,
-                        end_ns,
-                    });
-                }
-            }
-        };
     for (index, e) in h.events.iter().enumerate() {
         if !is_client.get(e.node) {
             continue;
@@ -61,31 +69,48 @@ pub(super) fn check<M, O: AsLock>(h: &History<M, O>, _facts: &LockFacts, setup: 
                 }
                 Some(LockObs::Renewed { deadline_mono_ns }) => opened.push((index, e.t_ns, Some(*deadline_mono_ns))),
                 Some(LockObs::Released { .. }) | Some(LockObs::LockLost { .. }) => {
-                    close(&mut segments, e.node, opened, e.t_ns);
+                    close(h, &mut segments, e.node, opened, e.t_ns);
                 }
                 _ => {}
             },
-            What::Crash { .. } => close(&mut segments, e.node, opened, e.t_ns),
+            What::Crash { .. } => close(h, &mut segments, e.node, opened, e.t_ns),
             _ => {}
         }
     }
     for (client, mut opened) in open.into_entries() {
-        close(&mut segments, client, &mut opened, h.end_ns);
+        close(h, &mut segments, client, &mut opened, h.end_ns);
     }
-    if segments.is_empty() {
-        return Status::NotApplicable("no client ever held the lock".into());
+    segments
+}
+
+/// Ends each of `client`'s open intervals at `at_ns`, or earlier at its deadline; an
+/// interval left empty is no holding.
+fn close<M, O>(h: &History<M, O>, segments: &mut Vec<Segment>, client: NodeId, opened: &mut Vec<Opened>, at_ns: u64) {
+    for (index, start_ns, deadline_mono_ns) in opened.drain(..) {
+        // No deadline tracked: held until it ends, or the run does.
+        let end_ns = deadline_mono_ns.map_or(h.end_ns, |d| h.when_mono(client, d)).min(at_ns);
+        if end_ns > start_ns {
+            segments.push(Segment {
+                client,
+                index,
+                start_ns,
+                end_ns,
+            });
+        }
     }
-    // `index` is unique, so the key is a total order and an unstable sort gives the one result.
-    segments.sort_unstable_by_key(|s| (s.start_ns, s.index));
+}
+
+/// The first holding (in start order) that begins while another client's is still open.
+fn first_overlap<M, O: AsLock>(h: &History<M, O>, segments: &[Segment]) -> Option<Violation> {
     let mut active: Vec<&Segment> = Vec::new();
-    for s in &segments {
+    for s in segments {
         active.retain(|a| a.end_ns > s.start_ns);
         if let Some(other) = active.iter().find(|a| a.client != s.client) {
             let how = match &h.events[s.index].what {
                 What::Observe(o) if matches!(o.as_lock(), Some(LockObs::Renewed { .. })) => "renewed",
                 _ => "acquired",
             };
-            return Status::Violated(Violation {
+            return Some(Violation {
                 event: s.index,
                 t_ns: s.start_ns,
                 why: format!(
@@ -100,12 +125,7 @@ pub(super) fn check<M, O: AsLock>(h: &History<M, O>, _facts: &LockFacts, setup: 
         }
         active.push(s);
     }
-    let clients: std::collections::BTreeSet<NodeId> = segments.iter().map(|s| s.client).collect();
-    Status::Held(format!(
-        "{} of {}, none overlapping",
-        count(segments.len(), "holding interval"),
-        count(clients.len(), "client")
-    ))
+    None
 }
 
 #[cfg(test)]

@@ -1,24 +1,13 @@
 //! A lock fact as one line of the timeline: the words a reader of the Kleppmann/antirez
 //! stories sees, kept apart from the facts' definitions.
 
-use locksim_sim::Names;
 use locksim_sim::time::fmt_signed_secs;
+use locksim_sim::{Names, NodeId};
 
 use super::{ClockKind, Deadline, DeleteCause, Expiry, LockObs, short_lease};
 
 /// What the timeline prints for `obs`.
 pub(super) fn line(obs: &LockObs, names: &Names) -> String {
-    let expiry = |e: &Option<Expiry>| match e {
-        None => "NO expiry".to_string(),
-        Some(Expiry {
-            clock: ClockKind::Wall,
-            at_ns,
-        }) => format!("expires at wall {}", fmt_signed_secs(*at_ns)),
-        Some(Expiry {
-            clock: ClockKind::Mono,
-            at_ns,
-        }) => format!("expires at mono {}", fmt_signed_secs(*at_ns)),
-    };
     match obs {
         LockObs::AcquireStarted { lease: l, attempt } => {
             format!("tries to acquire (lease {}, attempt {attempt})", short_lease(*l))
@@ -43,31 +32,7 @@ pub(super) fn line(obs: &LockObs, names: &Names) -> String {
             validity_ns,
             deadline_mono_ns,
             servers,
-        } => {
-            let on = if servers.count_ones() > 1 {
-                let list: Vec<String> = (0..32)
-                    .filter(|i| servers & (1 << i) != 0)
-                    .map(|i| i.to_string())
-                    .collect();
-                format!(" on servers {{{}}}", list.join(","))
-            } else {
-                String::new()
-            };
-            let Deadline::Mono(deadline_mono_ns) = deadline_mono_ns else {
-                return format!(
-                    "ACQUIRED lease {}{on}, {}, no deadline tracked",
-                    short_lease(*l),
-                    token(*t)
-                );
-            };
-            format!(
-                "ACQUIRED lease {}{on}, {}, validity {} (deadline mono {})",
-                short_lease(*l),
-                token(*t),
-                fmt_signed_secs(*validity_ns),
-                fmt_signed_secs(*deadline_mono_ns as i64)
-            )
-        }
+        } => acquired(*l, *t, *validity_ns, deadline_mono_ns, *servers),
         LockObs::ReadDone { value } => format!("read counter = {value}"),
         LockObs::DeadlineChecked { remaining_ns, ok: true } => {
             format!("checks its deadline: {} left, goes on", fmt_signed_secs(*remaining_ns))
@@ -122,22 +87,65 @@ pub(super) fn line(obs: &LockObs, names: &Names) -> String {
             based_on,
             prev_value,
             ..
-        } => {
-            let stale = if based_on != prev_value {
-                format!(" — computed from {based_on}, but the counter was {prev_value}")
-            } else {
-                String::new()
-            };
-            format!(
-                "ACCEPTED write {prev_value} -> {value} from {} ({}){stale}",
-                names.of(*client),
-                token(*t)
-            )
-        }
+        } => write_applied(names, *client, *t, *value, *based_on, *prev_value),
         LockObs::WriteRefused { client, token: t, max } => {
             format!("REJECTED write from {} ({} < max {max})", names.of(*client), token(*t))
         }
         LockObs::FenceForgotten { was } => format!("forgot its max fencing token {was} in the crash"),
+    }
+}
+
+/// An acquisition: its lease, on which servers when more than one granted it, its token, and
+/// the deadline the client keeps (if it keeps one).
+fn acquired(lease: u64, t: Option<u64>, validity_ns: i64, deadline: &Deadline, servers: u32) -> String {
+    let on = if servers.count_ones() > 1 {
+        format!(" on servers {}", server_set(servers))
+    } else {
+        String::new()
+    };
+    let Deadline::Mono(deadline_mono_ns) = deadline else {
+        return format!(
+            "ACQUIRED lease {}{on}, {}, no deadline tracked",
+            short_lease(lease),
+            token(t)
+        );
+    };
+    format!(
+        "ACQUIRED lease {}{on}, {}, validity {} (deadline mono {})",
+        short_lease(lease),
+        token(t),
+        fmt_signed_secs(validity_ns),
+        fmt_signed_secs(*deadline_mono_ns as i64)
+    )
+}
+
+/// A write the resource applied; one computed from a value the counter no longer had is a
+/// lost update, and says so.
+fn write_applied(names: &Names, client: NodeId, t: Option<u64>, value: u64, based_on: u64, prev_value: u64) -> String {
+    let stale = if based_on != prev_value {
+        format!(" — computed from {based_on}, but the counter was {prev_value}")
+    } else {
+        String::new()
+    };
+    format!(
+        "ACCEPTED write {prev_value} -> {value} from {} ({}){stale}",
+        names.of(client),
+        token(t)
+    )
+}
+
+/// A lock key's expiry, on the clock that runs it.
+fn expiry(e: &Option<Expiry>) -> String {
+    match e {
+        None => "NO expiry".to_string(),
+        Some(Expiry {
+            clock: ClockKind::Wall,
+            at_ns,
+        }) => format!("expires at wall {}", fmt_signed_secs(*at_ns)),
+        Some(Expiry {
+            clock: ClockKind::Mono,
+            at_ns,
+        }) => format!("expires at mono {}", fmt_signed_secs(*at_ns)),
     }
 }
 
