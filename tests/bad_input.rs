@@ -387,3 +387,26 @@ fn input_that_cannot_mean_anything_is_refused() {
     let o = common::locksim(&["run", path.to_str().unwrap(), "--timeline", "none"]);
     assert_ne!(o.status.code(), Some(2), "{}", common::stderr(&o));
 }
+
+/// A scenario's name becomes a file name (`explore --out`), so it must be a plain one: no
+/// path separator, no leading dot (`..`, hidden files), no control character, not empty.
+#[test]
+fn a_name_that_is_not_a_plain_file_name() {
+    for (i, (name, says)) in [
+        ("../escaped", "without '/'"),
+        ("a\\\\b", "without '\\'"),
+        ("..", "must not start with '.'"),
+        (".hidden", "must not start with '.'"),
+        ("red\\u001b[31m", "control characters (found U+001B)"),
+        ("", "must not be empty"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        rejects(
+            &format!("name-{i}.toml"),
+            &VALID.replace("name = \"ok\"", &format!("name = \"{name}\"")),
+            &[":1:", "key `name`", says],
+        );
+    }
+}

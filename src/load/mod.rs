@@ -7,6 +7,7 @@ mod clocks;
 mod fault_space_tests;
 pub mod faults;
 mod network;
+mod scenario_name;
 mod toml_entries;
 mod topology;
 
@@ -199,8 +200,8 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
         return Err(top.error("name", "missing: every scenario needs a name"));
     }
     let name = top.text("name", "", "the scenario's name")?;
-    if name.trim().is_empty() {
-        return Err(top.error("name", "must not be empty"));
+    if let Some(problem) = scenario_name::problem(&name) {
+        return Err(top.error("name", problem));
     }
     let description = top.text("description", "", "what happens, in a sentence or two")?;
     let seed = top.uint("seed", 0, 0, u64::MAX, "the seed used when `--seed` is not given")?;
