@@ -1,26 +1,84 @@
 //! Output files appear whole or not at all: written to a temporary file beside the target,
 //! then renamed over it (a rename within one directory is atomic on POSIX file systems).
+//! Only a regular file is replaced: a rename would turn a device, a FIFO or a symlink into a
+//! plain file, so those are refused, and a replaced file keeps its permissions.
 
-use std::io::{self, Write};
+use std::fs::Permissions;
+use std::io;
 use std::path::Path;
 
+use crate::temp_file::TempFile;
+
+/// Replaces `path` (or creates it) with `contents`, atomically.
 pub fn write(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the output path names no file"))?;
-    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(contents)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let permissions = replaceable(path)?;
+    let temp = TempFile::write_beside(path, contents)?;
+    if let Some(permissions) = permissions {
+        std::fs::set_permissions(temp.path(), permissions)?;
     }
-    result
+    temp.rename_to(path)
+}
+
+/// The permissions of the regular file at `path`, `None` when nothing is there, or an error
+/// when something other than a regular file is.
+fn replaceable(path: &Path) -> io::Result<Option<Permissions>> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(Some(meta.permissions()));
+    }
+    let what = if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file (a device, a FIFO or a socket)"
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("it is {what}; only a regular file is replaced, so it was left as it is"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("locksim-atomic-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        dir
+    }
+
+    #[test]
+    fn a_regular_file_is_replaced_and_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let path = scratch("mode").join("out.json");
+        std::fs::write(&path, "old").expect("write");
+        std::fs::set_permissions(&path, Permissions::from_mode(0o600)).expect("chmod");
+        write(&path, b"new").expect("replaced");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn a_symlink_or_a_directory_is_left_as_it_is() {
+        let dir = scratch("kinds");
+        let target = dir.join("target");
+        std::fs::write(&target, "kept").expect("write");
+        let link = dir.join("link");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        let e = write(&link, b"new").expect_err("a symlink is refused");
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert!(std::fs::symlink_metadata(&link).expect("meta").file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).expect("read"), "kept");
+        let e = write(&dir, b"new").expect_err("a directory is refused");
+        assert!(e.to_string().contains("directory"), "{e}");
+    }
 }

@@ -27,5 +27,6 @@ pub mod load;
 pub mod render;
 pub mod report;
 pub mod run_result;
+mod temp_file;
 pub mod timeline;
 pub mod trace_file;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use locksim_protocols::run;
 use locksim_sim::{Invariant, Level, NodeId, Status};
 
+use super::finding_files::{FindingNames, free_names, write_pair};
 use super::runner::Summary;
 use super::scenario_toml::Overrides;
 use super::shrink::{Candidate, Finding, shrink};
@@ -23,6 +24,8 @@ pub struct Written {
     pub entries: usize,
     pub entries_before: usize,
     pub runs: u32,
+    /// An earlier finding's scenario that had this one's name, left as it is.
+    pub earlier: Option<PathBuf>,
 }
 
 /// Checks `text`, the rendering of `candidate` on the finding's base, before anything is
@@ -127,17 +130,19 @@ pub fn shrink_and_write(
         invariant.id().replace('_', "-")
     );
     std::fs::create_dir_all(out).map_err(|e| format!("{}: cannot create the output folder: {e}", out.display()))?;
-    let mut written = Written {
-        path: out.join(format!("{stem}.toml")),
-        trace: out.join(format!("{stem}.trace.json")),
+    let names = free_names(out, &stem)?;
+    let written = Written {
+        path: names.scenario.clone(),
+        trace: names.trace.clone(),
         invariant,
         seed: first.seed,
         entries: shrunk.candidate.plan.size(),
         entries_before,
         runs: shrunk.runs,
+        earlier: names.earlier.clone(),
     };
-    let text = finding.text(&shrunk.candidate, &header(loaded, &written), &stem);
-    write_if_it_reproduces(loaded, &mut written, &text)?;
+    let text = finding.text(&shrunk.candidate, &header(loaded, &written), &names.stem);
+    write_if_it_reproduces(loaded, &written, &names, &text)?;
     Ok(Some(written))
 }
 
@@ -158,7 +163,12 @@ fn header(loaded: &LoadedScenario, w: &Written) -> String {
 
 /// Loads `text` as `locksim run` would load the written file and runs it; writes the file and
 /// its trace only if that run violates the invariant.
-fn write_if_it_reproduces(loaded: &LoadedScenario, w: &mut Written, text: &str) -> Result<(), String> {
+fn write_if_it_reproduces(
+    loaded: &LoadedScenario,
+    w: &Written,
+    names: &FindingNames,
+    text: &str,
+) -> Result<(), String> {
     let path = &w.path;
     let scenario = parse_scenario(&path.display().to_string(), text).map_err(|e| {
         format!("the shrunk scenario does not load ({e}); this is a bug in locksim explore; nothing was written")
@@ -177,9 +187,7 @@ fn write_if_it_reproduces(loaded: &LoadedScenario, w: &mut Written, text: &str) 
             path.display()
         ));
     }
-    crate::atomic_file::write(path, text.as_bytes()).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
-    crate::atomic_file::write(&w.trace, crate::trace_file::trace_text(&result).as_bytes())
-        .map_err(|e| format!("{}: cannot write: {e}", w.trace.display()))
+    write_pair(names, text, &crate::trace_file::trace_text(&result))
 }
 
 #[cfg(test)]

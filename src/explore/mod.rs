@@ -5,6 +5,7 @@
 //! and the minimal counterexample written back as a scenario file.
 
 pub mod counterexample;
+mod finding_files;
 pub mod plan;
 pub mod progress;
 pub mod runner;

@@ -45,6 +45,7 @@ pub fn summary_json(loaded: &LoadedScenario, opts: &Options, summary: &Summary, 
             "entries": w.entries,
             "entries_before": w.entries_before,
             "runs": w.runs,
+            "earlier": w.earlier.as_ref().map(|p| p.display().to_string()),
         })),
     })
 }
@@ -109,6 +110,12 @@ pub fn summary_text(
             w.runs,
             w.path.display()
         ));
+        if let Some(earlier) = &w.earlier {
+            out.push_str(&format!(
+                "  (a new name: the earlier finding {} is left as it is)\n",
+                earlier.display()
+            ));
+        }
     } else if let Some(first) = &summary.first {
         out.push_str(&format!(
             "  give --out DIR to shrink seed {} to a minimal scenario file\n",
