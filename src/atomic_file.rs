@@ -36,7 +36,7 @@ fn replaceable(path: &Path) -> io::Result<Option<Permissions>> {
     } else if kind.is_dir() {
         "a directory"
     } else {
-        "not a regular file (a device, a FIFO or a socket)"
+        special_kind(&kind)
     };
     Err(io::Error::new(
         io::ErrorKind::InvalidInput,
@@ -44,7 +44,27 @@ fn replaceable(path: &Path) -> io::Result<Option<Permissions>> {
     ))
 }
 
-#[cfg(test)]
+/// What a file that is neither regular, a directory nor a symlink is.
+#[cfg(unix)]
+fn special_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "not a regular file"
+}
+
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

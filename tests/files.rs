@@ -3,6 +3,8 @@
 //! and trace as a pair under a new name rather than over an earlier finding, and a scenario
 //! name cannot make `explore --out DIR` write outside DIR.
 
+#![cfg(unix)]
+
 mod common;
 
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
@@ -42,7 +44,7 @@ fn a_trace_is_not_renamed_over_a_fifo_a_symlink_or_a_directory() {
     let fifo = dir.join("fifo");
     let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
     assert!(made.success());
-    assert_refused(&run_with_trace(&fifo), &fifo, "not a regular file");
+    assert_refused(&run_with_trace(&fifo), &fifo, "it is a FIFO");
     assert!(
         std::fs::symlink_metadata(&fifo)
             .expect("still there")
