@@ -22,6 +22,7 @@ mod atomic_file;
 pub mod cli;
 pub mod explore;
 pub mod fault_space;
+mod input_file;
 pub mod list;
 pub mod load;
 pub mod render;

@@ -54,7 +54,8 @@ pub struct TraceFile {
 
 /// Reads a trace file; the error says what is wrong with it.
 pub fn read(path: &Path) -> Result<TraceFile, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the trace: {e}", path.display()))?;
+    let text =
+        crate::input_file::read_text(path).map_err(|e| format!("{}: cannot read the trace: {e}", path.display()))?;
     let doc: Value =
         serde_json::from_str(&text).map_err(|e| format!("{}:{}: not a JSON trace: {e}", path.display(), e.line()))?;
     let field = |key: &str| {

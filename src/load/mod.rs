@@ -69,7 +69,7 @@ pub fn load_file(path: &Path) -> Result<LoadedScenario, LoadError> {
 /// Reads and validates a scenario file whose `kind` is one of `registry`'s.
 pub fn load_file_in(registry: &Registry, path: &Path) -> Result<LoadedScenario, LoadError> {
     let file = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| LoadError {
+    let source = crate::input_file::read_text(path).map_err(|e| LoadError {
         file: file.clone(),
         line: None,
         key: None,

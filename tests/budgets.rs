@@ -1,0 +1,80 @@
+//! Issue 12, point 5: budgets instead of hangs. Input that used to spin, wait or grow for ever
+//! now ends with exit 2 and a message naming the cause, within seconds.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `locksim` with `args`, killing it if it has not ended within `limit`: a hang is a
+/// failure of the test, not a test that never ends.
+fn locksim_within(limit: Duration, args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_locksim"))
+        .args(args)
+        .current_dir(common::root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the locksim binary runs");
+    let start = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > limit {
+            child.kill().expect("kill the hung run");
+            let _ = child.wait();
+            panic!("locksim {args:?} still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// Checks exit 2, no panic, and that stderr says each of `says`.
+fn refused(o: &Output, says: &[&str]) {
+    let err = common::stderr(o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "exit 2, got {:?}; stderr: {err}",
+        o.status.code()
+    );
+    assert!(!err.contains("panicked"), "no panic: {err}");
+    for s in says {
+        assert!(err.contains(s), "says {s:?}: {err}");
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    common::scratch_dir("budgets").join(name)
+}
+
+const SECONDS_10: Duration = Duration::from_secs(10);
+
+#[test]
+fn devices_directories_and_fifos_are_refused_before_reading() {
+    let fifo = scratch("fifo.toml");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    let dir = common::scratch_dir("budgets");
+    for path in [Path::new("/dev/zero"), fifo.as_path(), dir.as_path()] {
+        let p = path.to_str().unwrap();
+        for args in [vec!["run", p], vec!["replay", p], vec!["render", p]] {
+            let o = locksim_within(SECONDS_10, &args);
+            refused(&o, &[p, "not a regular file"]);
+        }
+    }
+}
+
+#[test]
+fn files_over_16_mib_are_refused_before_reading() {
+    let big = scratch("big.toml");
+    let file = std::fs::File::create(&big).expect("scratch is writable");
+    // Sparse: the size is what is refused, no byte needs to be written.
+    file.set_len(16 * 1024 * 1024 + 1).expect("set_len");
+    let p = big.to_str().unwrap();
+    for args in [vec!["run", p], vec!["replay", p]] {
+        let o = locksim_within(SECONDS_10, &args);
+        refused(&o, &[p, "larger than 16 MiB"]);
+    }
+}
