@@ -28,5 +28,6 @@ pub mod load;
 pub mod render;
 pub mod report;
 pub mod run_result;
+pub mod run_stop;
 pub mod timeline;
 pub mod trace_file;

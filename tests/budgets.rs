@@ -78,3 +78,59 @@ fn files_over_16_mib_are_refused_before_reading() {
         refused(&o, &[p, "larger than 16 MiB"]);
     }
 }
+
+/// A lock client with no work, no think time and instant links: every round at true time 0.
+fn spinning(kind: &str) -> String {
+    format!(
+        "name = \"spin\"\nduration_ms = 1000\n\n[protocol]\nkind = \"{kind}\"\nwork_ms = 0\nthink_ms = 0\n\n\
+         [network]\nlatency_min_ms = 0\nlatency_max_ms = 0\n"
+    )
+}
+
+#[test]
+fn a_run_that_stops_advancing_time_is_refused_naming_its_knobs() {
+    for kind in ["single-redis", "redlock", "etcd-lease"] {
+        let path = scratch(&format!("spin-{kind}.toml"));
+        common::write_whole(&path, &spinning(kind));
+        let p = path.to_str().unwrap();
+        let o = locksim_within(Duration::from_secs(60), &["run", p, "--timeline", "none"]);
+        refused(
+            &o,
+            &[
+                p,
+                "seed 0: simulated time stopped advancing at 0.000 s: 100000 events at one instant",
+                "protocol.work_ms = 0 (line 6), protocol.think_ms = 0 (line 7), network.latency_min_ms = 0 (line 10)",
+            ],
+        );
+        // Exploration reports the seed instead of spinning on it.
+        let o = locksim_within(Duration::from_secs(60), &["explore", p, "--seeds", "2", "--jobs", "1"]);
+        refused(
+            &o,
+            &[p, "seed 0 of the exploration", "simulated time stopped advancing"],
+        );
+    }
+}
+
+#[test]
+fn the_event_budget_stops_run_replay_and_explore_and_can_be_raised() {
+    let scenario = "scenarios/single-redis/kleppmann-gc-pause.toml";
+    let budget_of_1000 = "the run reached its budget of 1000 events at";
+    let raise = "raise it with --max-events N (the default is 10000000)";
+    let o = locksim_within(SECONDS_10, &["run", scenario, "--max-events", "1000"]);
+    refused(&o, &[scenario, "seed ", budget_of_1000, raise]);
+
+    let trace = scratch("budget.trace.json");
+    let t = trace.to_str().unwrap();
+    let o = locksim_within(SECONDS_10, &["run", scenario, "--trace", t, "--timeline", "none"]);
+    assert_ne!(o.status.code(), Some(2), "{}", common::stderr(&o));
+    let o = locksim_within(SECONDS_10, &["replay", t, "--max-events", "1000"]);
+    refused(&o, &[t, "the embedded scenario stopped", budget_of_1000]);
+    let o = locksim_within(SECONDS_10, &["replay", t, "--max-events", "10000000"]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+
+    let o = locksim_within(
+        SECONDS_10,
+        &["explore", scenario, "--seeds", "3", "--max-events", "1000"],
+    );
+    refused(&o, &[scenario, "seed 0 of the exploration", budget_of_1000]);
+}

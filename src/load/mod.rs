@@ -7,7 +7,7 @@ mod clocks;
 mod fault_space_tests;
 pub mod faults;
 mod network;
-mod toml_entries;
+pub(crate) mod toml_entries;
 mod topology;
 
 use std::fmt;
@@ -247,6 +247,7 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
         faults: FaultPlan { entries: faults },
         expect,
         twins,
+        max_events: locksim_sim::DEFAULT_MAX_EVENTS,
     };
     check_judged(&scenario, &expect_lines)?;
     Ok((scenario, space))
