@@ -134,3 +134,52 @@ fn the_event_budget_stops_run_replay_and_explore_and_can_be_raised() {
     );
     refused(&o, &[scenario, "seed 0 of the exploration", budget_of_1000]);
 }
+
+const TEN_YEARS_MS: i64 = 10 * 365 * 24 * 3_600_000;
+
+/// Runs `locksim run` on scenario `text` and checks it is refused with each of `says`.
+fn run_refuses(name: &str, text: &str, says: &[&str]) {
+    let path = scratch(name);
+    common::write_whole(&path, text);
+    let p = path.to_str().unwrap();
+    let o = locksim_within(SECONDS_10, &["run", p, "--timeline", "none"]);
+    refused(&o, &[&[p][..], says].concat());
+}
+
+/// Clock jumps of ten years each (the most one may be) added up past what an `i64` of
+/// nanoseconds holds: a debug build panicked, a release build wrapped the wall clock.
+#[test]
+fn a_clock_that_would_overflow_is_refused_naming_it() {
+    for sign in [1, -1] {
+        let jumps: Vec<String> = (1..=30)
+            .map(|at| format!("  {{ at_ms = {at}, by_ms = {} }},", sign * TEN_YEARS_MS))
+            .collect();
+        run_refuses(
+            &format!("clock-jumps-{sign}.toml"),
+            &format!(
+                "name = \"clock\"\nduration_ms = 1000\n\n[protocol]\nkind = \"single-redis\"\n\n\
+                 [[clock]]\nnode = \"client-0\"\noffset_ms = {}\njumps = [\n{}\n]\n",
+                sign * TEN_YEARS_MS,
+                jumps.join("\n")
+            ),
+            &[
+                ":19:",
+                "key `clock[0].jumps[8].by_ms`",
+                "the wall clock of client-0 could get more than 100 years from its epoch",
+            ],
+        );
+    }
+    // A `[[fault]]` clock jump is counted too, and named by its own key and line.
+    let faults: String = (0..1100)
+        .map(|_| "[[fault]]\nkind = \"clock_jump\"\nnode = \"server-0\"\nat_ms = 1\nby_ms = 2592000000\n\n")
+        .collect();
+    run_refuses(
+        "fault-jumps.toml",
+        &format!(
+            "name = \"clock\"\nduration_ms = 1000\n\n[protocol]\nkind = \"single-redis\"\n\n\
+             [[clock]]\nnode = \"server-0\"\noffset_ms = {}\njumps = [{{ at_ms = 1, by_ms = {} }}]\n\n{faults}",
+            -TEN_YEARS_MS, -TEN_YEARS_MS,
+        ),
+        &["key `fault[", "].by_ms`", "the wall clock of server-0"],
+    );
+}

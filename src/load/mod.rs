@@ -2,6 +2,7 @@
 //! file, the line, the key and what is wrong (DESIGN section 6). Unknown keys, unknown names
 //! and impossible values are errors, never silently ignored.
 
+mod clock_reach;
 mod clocks;
 #[cfg(test)]
 mod fault_space_tests;
@@ -216,7 +217,10 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
     nk.finish()?;
 
     let clocks = clocks::parse(array(&mut top, "clock", "per-node clocks")?, &topo, duration_ms)?;
-    let mut faults = faults::parse(array(&mut top, "fault", "the fault plan")?, &topo, duration_ms)?;
+    let fault_items = array(&mut top, "fault", "the fault plan")?;
+    let fault_lines: Vec<usize> = fault_items.iter().map(|item| item.line).collect();
+    let mut faults = faults::parse(fault_items, &topo, duration_ms)?;
+    clock_reach::check(duration_ms * 1_000_000, &clocks, &faults, &fault_lines, &topo)?;
     faults.extend(clocks.jumps);
 
     let twins = read_twins(&mut top)?;
