@@ -118,6 +118,8 @@ fn the_event_budget_stops_run_replay_and_explore_and_can_be_raised() {
     let raise = "raise it with --max-events N (the default is 10000000)";
     let o = locksim_within(SECONDS_10, &["run", scenario, "--max-events", "1000"]);
     refused(&o, &[scenario, "seed ", budget_of_1000, raise]);
+    let o = locksim_within(SECONDS_10, &["run", scenario, "--max-events", "0"]);
+    refused(&o, &["--max-events"]);
 
     let trace = scratch("budget.trace.json");
     let t = trace.to_str().unwrap();

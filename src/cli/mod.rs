@@ -56,7 +56,7 @@ enum Command {
         #[arg(long, value_enum, conflicts_with_all = ["format", "timeline"])]
         render: Option<View>,
         /// The most events the run may take before it stops (exit 2).
-        #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS)]
+        #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
         max_events: u64,
     },
     /// Render a trace as a lane timeline, or a sequence diagram in Mermaid or SVG.
@@ -71,7 +71,7 @@ enum Command {
         /// A trace written by `run --trace`.
         trace: PathBuf,
         /// The most events the replay may take before it stops (exit 2): as the run had.
-        #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS)]
+        #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
         max_events: u64,
     },
     /// Explore the scenario's fault space over many seeds; shrink the first finding.
@@ -102,7 +102,7 @@ enum Command {
         #[arg(long)]
         invariant: Option<String>,
         /// The most events each seed's run may take; a seed that needs more is reported (exit 2).
-        #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS)]
+        #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
         max_events: u64,
     },
     /// Write the matrix of catalogue configuration x fault kind (Markdown and JSON).

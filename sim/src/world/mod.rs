@@ -179,7 +179,8 @@ impl<N: Node> World<N> {
         &self.names
     }
 
-    /// Runs to the end and hands over the history.
+    /// Runs to the end and hands over the history, however it ended: for tests that know
+    /// their world; [`World::run_to_end`] also says whether it stopped short.
     pub fn run(self) -> History<N::Msg, N::Obs> {
         self.run_to_end().history
     }
