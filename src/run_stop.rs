@@ -17,7 +17,9 @@ pub fn explain(loaded: &LoadedScenario, run: &str, stop: Stop) -> String {
         Stop::Stalled { .. } => {
             let zeros = zero_time_knobs(&loaded.source);
             if zeros.is_empty() {
-                "; a node kept acting without simulated time passing".to_string()
+                "; no time knob of its [protocol] or [network] is 0 ms: many faults at one instant, or a model \
+                 that acts again without time passing, can do this"
+                    .to_string()
             } else {
                 format!(
                     "; the scenario sets {}: with no simulated time per step, a node can loop without time passing",

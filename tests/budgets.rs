@@ -185,3 +185,34 @@ fn a_clock_that_would_overflow_is_refused_naming_it() {
         &["key `fault[", "].by_ms`", "the wall clock of server-0"],
     );
 }
+
+/// A `[[fault]]` table of 5 lines; the scenario's header is 6 lines.
+const PAUSE: &str = "[[fault]]\nkind = \"pause\"\nnode = \"client-0\"\nat_ms = 500\nduration_ms = 1\n\n";
+const HEADER: &str = "name = \"f\"\nduration_ms = 1000\n\n[protocol]\nkind = \"single-redis\"\n\n";
+
+/// 233,000 faults (a 16 MiB file) took 780 MB and then stalled at their instant: a plan
+/// holds at most 10,000 entries, `[[fault]]` tables and `[[clock]]` jumps together.
+#[test]
+fn a_fault_plan_over_10000_entries_is_refused_at_the_first_one_past() {
+    run_refuses(
+        "10001-faults.toml",
+        &format!("{HEADER}{}", PAUSE.repeat(10_001)),
+        &[
+            &format!(":{}:", 7 + 6 * 10_000),
+            "key `fault[10000]`",
+            "the fault plan has 10001 entries ([[fault]] tables and [[clock]] jumps); at most 10000 are taken",
+        ],
+    );
+    run_refuses(
+        "9999-faults-2-jumps.toml",
+        &format!(
+            "{HEADER}[[clock]]\nnode = \"server-0\"\njumps = [\n  {{ at_ms = 1, by_ms = 5 }},\n  {{ at_ms = 2, by_ms = 5 }},\n]\n\n{}",
+            PAUSE.repeat(9_999)
+        ),
+        &[
+            ":11:",
+            "key `clock[0].jumps[1].by_ms`",
+            "the fault plan has 10001 entries",
+        ],
+    );
+}

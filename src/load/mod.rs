@@ -219,6 +219,7 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
     let clocks = clocks::parse(array(&mut top, "clock", "per-node clocks")?, &topo, duration_ms)?;
     let fault_items = array(&mut top, "fault", "the fault plan")?;
     let fault_lines: Vec<usize> = fault_items.iter().map(|item| item.line).collect();
+    faults::check_plan_size(&fault_lines, &clocks.jump_keys)?;
     let mut faults = faults::parse(fault_items, &topo, duration_ms)?;
     clock_reach::check(duration_ms * 1_000_000, &clocks, &faults, &fault_lines, &topo)?;
     faults.extend(clocks.jumps);
