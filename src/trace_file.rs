@@ -54,7 +54,8 @@ pub struct TraceFile {
 
 /// Reads a trace file; the error says what is wrong with it.
 pub fn read(path: &Path) -> Result<TraceFile, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the trace: {e}", path.display()))?;
+    let text =
+        crate::input_file::read_text(path).map_err(|e| format!("{}: cannot read the trace: {e}", path.display()))?;
     let doc: Value =
         serde_json::from_str(&text).map_err(|e| format!("{}:{}: not a JSON trace: {e}", path.display(), e.line()))?;
     let field = |key: &str| {
@@ -125,6 +126,8 @@ pub enum Replay {
     /// The events agree but the recorded result does not: its verdicts, its file, its hash...
     /// were edited, or were never this run's.
     ResultDiffers { differences: Vec<Difference> },
+    /// The replay stopped short (it stalled, or spent its event budget), explained.
+    Stopped { explained: String },
 }
 
 /// One place where the recorded result and the replayed one differ.
@@ -152,8 +155,9 @@ const DESIGN_RESULT_KEYS: &[&str] = &[
 /// Re-runs the trace's scenario with its seed and compares every event, then the result the
 /// trace states against the replayed one. The embedded scenario is named by the trace's
 /// `scenario_file` label, which is compared too (the result records it as `file`).
-pub fn replay(trace: &TraceFile) -> Result<Replay, LoadError> {
-    let (scenario, space) = parse_with_space(&trace.scenario_file, &trace.scenario_text)?;
+pub fn replay(trace: &TraceFile, max_events: u64) -> Result<Replay, LoadError> {
+    let (mut scenario, space) = parse_with_space(&trace.scenario_file, &trace.scenario_text)?;
+    scenario.max_events = max_events;
     let loaded = LoadedScenario {
         scenario,
         space,
@@ -161,6 +165,11 @@ pub fn replay(trace: &TraceFile) -> Result<Replay, LoadError> {
         source: trace.scenario_text.clone(),
     };
     let replayed_run = RunResult::run(&loaded, Some(trace.seed));
+    if let Some(stop) = replayed_run.outcome.stopped {
+        return Ok(Replay::Stopped {
+            explained: crate::run_stop::explain(&loaded, &format!("seed {}", trace.seed), stop),
+        });
+    }
     let replayed: Vec<Value> = replayed_run
         .outcome
         .trace

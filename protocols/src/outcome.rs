@@ -1,11 +1,14 @@
 //! What one run of a model yields: its verdicts, its trace and its statistics.
 
 use locksim_sim::trace::TraceEvent;
-use locksim_sim::{Stats, Unfired, Verdict};
+use locksim_sim::{Stats, Stop, Unfired, Verdict};
 
 /// A finished run, with message and observation types erased.
 #[derive(Clone, Debug)]
 pub struct Outcome {
+    /// Why the run ended before its end, if it did (it stalled, or spent its event budget):
+    /// then the run is no answer at all, and `verdicts` is empty.
+    pub stopped: Option<Stop>,
     pub verdicts: Vec<Verdict>,
     /// Every event, erased for traces and timelines — with `Level::Full` only: building it
     /// costs several times the simulation itself, and exploration wants verdicts alone.

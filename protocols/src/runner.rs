@@ -2,7 +2,7 @@
 //! [`run_world`] from their `Protocol::run`; they never import the registry.
 
 use locksim_sim::trace::erase;
-use locksim_sim::{History, Level, Node, NodeSetup, Verdict, World, WorldConfig};
+use locksim_sim::{Finished, History, Level, Node, NodeSetup, Verdict, World, WorldConfig};
 
 use crate::outcome::Outcome;
 use crate::scenario::Scenario;
@@ -28,10 +28,18 @@ pub fn run_world<N: Node>(
         network: setting.network.clone(),
         faults: setting.faults.clone(),
         level,
+        max_events: setting.max_events,
     };
-    let (history, unfired_faults) = World::new(nodes, cfg).run_reporting_unfired();
+    let Finished {
+        history,
+        unfired: unfired_faults,
+        stopped,
+    } = World::new(nodes, cfg).run_to_end();
     Outcome {
-        verdicts: check(&history),
+        // A run that stopped short is no answer: judging the part that ran could report a
+        // violation (or a hold) of a run that never happened.
+        verdicts: if stopped.is_some() { Vec::new() } else { check(&history) },
+        stopped,
         trace: if level == Level::Full {
             erase(&history)
         } else {

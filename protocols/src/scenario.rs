@@ -86,6 +86,10 @@ pub struct Scenario {
     /// The catalogue scenarios this one is paired with: the same story without its protection,
     /// expecting `violated` where this one expects `held` (tests/twins.rs checks the pairing).
     pub twins: Vec<String>,
+    /// The most events a run may handle: not written in the file (a scenario says what
+    /// happens, not how much a host may spend on it); `locksim::load` sets the engine's default
+    /// and `--max-events` raises it.
+    pub max_events: u64,
 }
 
 impl Scenario {
@@ -102,6 +106,7 @@ impl Scenario {
             clocks: &self.clocks,
             faults: &self.faults,
             resource: self.resource,
+            max_events: self.max_events,
         }
     }
 

@@ -19,6 +19,8 @@ pub struct Setting<'a> {
     pub clocks: &'a [(NodeId, ClockSpec)],
     pub faults: &'a FaultPlan,
     pub resource: ResourceConfig,
+    /// The most events the run may handle (the engine's budget).
+    pub max_events: u64,
 }
 
 impl Setting<'_> {

@@ -3,6 +3,7 @@
 //! protocol and judges nothing by itself: models plug in through [`Node`], and their checkers
 //! judge the history in the generic vocabulary of [`check`] ([`Invariant`], [`Verdict`]).
 
+pub mod budget;
 pub mod check;
 pub mod clock;
 pub mod fault;
@@ -16,6 +17,7 @@ pub mod time;
 pub mod trace;
 pub mod world;
 
+pub use budget::{DEFAULT_MAX_EVENTS, Stop};
 pub use check::{Invariant, Status, Verdict, Violation};
 pub use clock::{ClockSpec, ClockTrack};
 pub use fault::{FaultAction, FaultEntry, FaultPlan, Trigger, Unfired};
@@ -23,7 +25,7 @@ pub use history::{Event, History, Level, Stats, What};
 pub use ids::{Names, NodeId};
 pub use network::{Latency, NetworkConfig};
 pub use node::{Ctx, Effect, Message, Node, Observation, Salience, TimerTag};
-pub use world::{NodeSetup, World, WorldConfig};
+pub use world::{Finished, NodeSetup, World, WorldConfig};
 
 /// The engine's version, written into every trace.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -12,8 +12,9 @@ use locksim_sim::history::DropReason;
 use locksim_sim::network::Latency;
 use locksim_sim::time::NS_PER_MS;
 use locksim_sim::{
-    ClockSpec, Ctx, Event, FaultAction, FaultEntry, FaultPlan, History, Level, Names, NetworkConfig, Node, NodeId,
-    NodeSetup, Observation, Stats, TimerTag, Trigger, Unfired, What, World, WorldConfig, trace,
+    ClockSpec, Ctx, DEFAULT_MAX_EVENTS, Event, FaultAction, FaultEntry, FaultPlan, Finished, History, Level, Names,
+    NetworkConfig, Node, NodeId, NodeSetup, Observation, Stats, Stop, TimerTag, Trigger, Unfired, What, World,
+    WorldConfig, trace,
 };
 use rand_chacha::rand_core::Rng as _;
 use serde::Serialize;
@@ -228,6 +229,7 @@ fn run_world(setups: Vec<NodeSetup<Toy>>, network: NetworkConfig, faults: Vec<Fa
         network,
         faults: FaultPlan { entries: faults },
         level: Level::Full,
+        max_events: DEFAULT_MAX_EVENTS,
     };
     World::new(setups, cfg).run()
 }
@@ -721,8 +723,11 @@ fn entries_whose_trigger_never_comes_are_reported_unfired() {
             ],
         },
         level: Level::Full,
+        max_events: DEFAULT_MAX_EVENTS,
     };
-    let (h, unfired) = World::new(nodes([ticker]), cfg).run_reporting_unfired();
+    let Finished {
+        history: h, unfired, ..
+    } = World::new(nodes([ticker]), cfg).run_to_end();
     assert_eq!(
         unfired,
         [Unfired { fault: 1, seen: 2 }, Unfired { fault: 3, seen: 0 }],
@@ -1433,6 +1438,7 @@ fn stats_count_sends_deliveries_and_fired_timers() {
         network: fixed_net(),
         faults: FaultPlan { entries: isolate_c() },
         level: Level::Facts,
+        max_events: DEFAULT_MAX_EVENTS,
     };
     let facts = World::new(nodes([a(), Toy::new(), Toy::new()]), cfg).run();
     assert_eq!(facts.stats, expected);
@@ -1536,4 +1542,57 @@ fn a_different_seed_changes_latencies_and_node_draws() {
     let (seven, eight) = (busy(7, false), busy(8, false));
     assert_ne!(latencies(&seven), latencies(&eight));
     assert_ne!(draws(&seven), draws(&eight));
+}
+
+/// Issue 12, point 5: a node that re-arms a zero-length timer does every step at one instant;
+/// the run stops, naming the instant, instead of spinning for ever.
+#[test]
+fn a_run_that_stops_advancing_time_stops() {
+    let spinner = Toy::new()
+        .on_first_start([Act::Timer(1, NS_PER_MS)])
+        .on(1, [Act::Timer(1, 0)]);
+    let cfg = WorldConfig {
+        seed: 1,
+        end_ns: 10 * S,
+        network: fixed_net(),
+        faults: FaultPlan::default(),
+        level: Level::Facts,
+        max_events: DEFAULT_MAX_EVENTS,
+    };
+    let finished = World::new(nodes([spinner]), cfg).run_to_end();
+    assert_eq!(finished.stopped, Some(Stop::Stalled { at_ns: NS_PER_MS }));
+    assert_eq!(
+        finished.stopped.unwrap().to_string(),
+        "simulated time stopped advancing at 0.001 s: 100000 events at one instant"
+    );
+}
+
+/// Issue 12, point 5: a run that moves but would go on longer than its event budget stops
+/// when the budget is spent; the same run with the default budget reaches its end.
+#[test]
+fn a_run_stops_at_its_event_budget() {
+    let ticker = || {
+        Toy::new()
+            .on_first_start([Act::Timer(1, NS_PER_MS)])
+            .on(1, [Act::Timer(1, NS_PER_MS)])
+    };
+    let cfg = |max_events| WorldConfig {
+        seed: 1,
+        end_ns: 10 * S,
+        network: fixed_net(),
+        faults: FaultPlan::default(),
+        level: Level::Facts,
+        max_events,
+    };
+    let cut = World::new(nodes([ticker()]), cfg(100)).run_to_end();
+    assert_eq!(
+        cut.stopped,
+        Some(Stop::OverBudget {
+            at_ns: 100 * NS_PER_MS,
+            max_events: 100
+        })
+    );
+    let whole = World::new(nodes([ticker()]), cfg(DEFAULT_MAX_EVENTS)).run_to_end();
+    assert_eq!(whole.stopped, None);
+    assert_eq!(whole.history.stats.timers, 10_000);
 }

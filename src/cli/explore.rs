@@ -12,6 +12,7 @@ use crate::explore::runner::shard_len;
 use crate::explore::summary::{summary_json, summary_text};
 use crate::explore::{Options, Summary};
 use crate::load::{LoadedScenario, load_file};
+use crate::run_stop::explain;
 
 use super::{BAD_INPUT, FAILED, OK, out};
 
@@ -25,6 +26,7 @@ pub(super) struct ExploreArgs {
     pub(super) out: Option<PathBuf>,
     pub(super) shrink_budget: u32,
     pub(super) invariant: Option<String>,
+    pub(super) max_events: u64,
 }
 
 /// Every refusal is bad input (exit 2) with one `error:` line; otherwise exit 1 when a
@@ -42,6 +44,13 @@ pub(super) fn explore(args: ExploreArgs) -> u8 {
 fn explore_checked(args: &ExploreArgs) -> Result<u8, String> {
     let (loaded, opts) = options(args)?;
     let (summary, took) = run_with_progress(&loaded, &opts);
+    if let Some((seed, stop)) = summary.stopped {
+        return Err(explain(
+            &loaded,
+            &format!("seed {seed} of the exploration (with the fault plan drawn for it)"),
+            stop,
+        ));
+    }
     if let Some(t) = opts.target.filter(|t| !summary.judged.contains(t)) {
         return Err(format!(
             "--invariant {}: not applicable in any of the {} seeds explored ({} gives it nothing to judge), so nothing was hunted",
@@ -80,7 +89,8 @@ fn options(args: &ExploreArgs) -> Result<(LoadedScenario, Options), String> {
         return Err("--jobs must be at least 1".into());
     }
     let target = args.invariant.as_deref().map(known_invariant).transpose()?;
-    let loaded = load_file(&args.scenario).map_err(|e| e.to_string())?;
+    let mut loaded = load_file(&args.scenario).map_err(|e| e.to_string())?;
+    loaded.scenario.max_events = args.max_events;
     if let Some(t) = target {
         check_judged(&loaded, t)?;
     }

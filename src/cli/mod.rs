@@ -55,6 +55,9 @@ enum Command {
         /// Print only this view of the run (no verdicts): `mermaid` or `svg` to redirect into a file.
         #[arg(long, value_enum, conflicts_with_all = ["format", "timeline"])]
         render: Option<View>,
+        /// The most events the run may take before it stops (exit 2).
+        #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
+        max_events: u64,
     },
     /// Render a trace as a lane timeline, or a sequence diagram in Mermaid or SVG.
     Render {
@@ -67,6 +70,9 @@ enum Command {
     Replay {
         /// A trace written by `run --trace`.
         trace: PathBuf,
+        /// The most events the replay may take before it stops (exit 2): as the run had.
+        #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
+        max_events: u64,
     },
     /// Explore the scenario's fault space over many seeds; shrink the first finding.
     Explore {
@@ -95,6 +101,9 @@ enum Command {
         /// Hunt one invariant: only its violations count (stop, shrink) as findings.
         #[arg(long)]
         invariant: Option<String>,
+        /// The most events each seed's run may take; a seed that needs more is reported (exit 2).
+        #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
+        max_events: u64,
     },
     /// Write the matrix of catalogue configuration x fault kind (Markdown and JSON).
     Report {
@@ -137,9 +146,10 @@ pub fn main() -> ExitCode {
             format,
             timeline,
             render,
-        } => run::run(scenario, seed, trace, format, timeline, render),
+            max_events,
+        } => run::run(scenario, seed, trace, format, timeline, render, max_events),
         Command::Render { trace, format } => render::render(trace, format),
-        Command::Replay { trace } => replay::replay(trace),
+        Command::Replay { trace, max_events } => replay::replay(trace, max_events),
         Command::Explore {
             scenario,
             seeds,
@@ -150,6 +160,7 @@ pub fn main() -> ExitCode {
             out: out_dir,
             shrink_budget,
             invariant,
+            max_events,
         } => explore::explore(ExploreArgs {
             scenario,
             seeds,
@@ -160,6 +171,7 @@ pub fn main() -> ExitCode {
             out: out_dir,
             shrink_budget,
             invariant,
+            max_events,
         }),
         Command::Report {
             out: dir,

@@ -9,7 +9,7 @@ use super::{BAD_INPUT, FAILED, OK, out};
 
 /// Replays a trace. Every message names the trace: it, not the scenario file it was recorded
 /// from, is what is being checked.
-pub(super) fn replay(path: PathBuf) -> u8 {
+pub(super) fn replay(path: PathBuf, max_events: u64) -> u8 {
     let trace = match trace_file::read(&path) {
         Ok(t) => t,
         Err(e) => {
@@ -25,7 +25,7 @@ pub(super) fn replay(path: PathBuf) -> u8 {
             locksim_sim::ENGINE_VERSION
         );
     }
-    match trace_file::replay(&trace) {
+    match trace_file::replay(&trace, max_events) {
         Err(e) => {
             // The text that failed is the trace's, not the file on disk it was recorded from.
             let line = e.line.map(|l| format!(", line {l}")).unwrap_or_default();
@@ -34,6 +34,10 @@ pub(super) fn replay(path: PathBuf) -> u8 {
                 "error: {name}: the embedded scenario (recorded from {}){line}{key}: {}",
                 trace.scenario_file, e.message
             );
+            BAD_INPUT
+        }
+        Ok(Replay::Stopped { explained }) => {
+            eprintln!("error: {name}: the embedded scenario stopped: {explained}");
             BAD_INPUT
         }
         Ok(Replay::Identical { events }) => {

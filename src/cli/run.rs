@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use crate::load::load_file;
 use crate::render::{Cast, Marks};
 use crate::run_result::RunResult;
+use crate::run_stop::explain;
 use crate::timeline::{TimelineMode, render_run};
 use crate::trace_file;
 
@@ -19,15 +20,21 @@ pub(super) fn run(
     format: Format,
     timeline: TimelineMode,
     view: Option<View>,
+    max_events: u64,
 ) -> u8 {
-    let loaded = match load_file(&path) {
+    let mut loaded = match load_file(&path) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("error: {e}");
             return BAD_INPUT;
         }
     };
+    loaded.scenario.max_events = max_events;
     let result = RunResult::run(&loaded, seed);
+    if let Some(stop) = result.outcome.stopped {
+        eprintln!("error: {}", explain(&loaded, &format!("seed {}", result.seed), stop));
+        return BAD_INPUT;
+    }
     if let Some(trace_path) = &trace
         && let Err(e) = crate::atomic_file::write(trace_path, trace_file::trace_text(&result).as_bytes())
     {

@@ -170,9 +170,11 @@ fn write_if_it_reproduces(
     text: &str,
 ) -> Result<(), String> {
     let path = &w.path;
-    let scenario = parse_scenario(&path.display().to_string(), text).map_err(|e| {
+    let mut scenario = parse_scenario(&path.display().to_string(), text).map_err(|e| {
         format!("the shrunk scenario does not load ({e}); this is a bug in locksim explore; nothing was written")
     })?;
+    // The budget is the command line's, not the file's: the replay takes the one explored with.
+    scenario.max_events = loaded.scenario.max_events;
     let replay = LoadedScenario {
         space: loaded.space.clone(),
         scenario,

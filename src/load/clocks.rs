@@ -10,9 +10,16 @@ use super::topology::Topology;
 /// Ten years: the cap on a clock offset or jump.
 const MAX_STEP_MS: i64 = 10 * 365 * 24 * 3_600_000;
 
+/// Where an entry is written, its key and line: for errors found after parsing.
+pub type At = (String, usize);
+
 pub struct Clocks {
     pub specs: Vec<(NodeId, ClockSpec)>,
+    /// Per spec, its table's key (`clock[0]`) and line, for errors found later.
+    pub tables: Vec<At>,
     pub jumps: Vec<FaultEntry>,
+    /// Per jump, its `by_ms` key and line, for errors found later.
+    pub jump_keys: Vec<At>,
 }
 
 pub fn parse(
@@ -22,7 +29,9 @@ pub fn parse(
 ) -> Result<Clocks, KnobError> {
     let mut clocks = Clocks {
         specs: Vec::new(),
+        tables: Vec::new(),
         jumps: Vec::new(),
+        jump_keys: Vec::new(),
     };
     // Each node's table so far, with its index and line: a second one for the same node is
     // an error, not a silent replacement of the first.
@@ -63,8 +72,12 @@ pub fn parse(
             i64::from(DRIFT_PPM_MAX),
             "rate error of both clocks in parts per million; positive runs fast",
         )?;
-        clocks.jumps.extend(jumps(&mut k, i, node, duration_ms)?);
+        for (jump, at) in jumps(&mut k, i, node, duration_ms)? {
+            clocks.jumps.push(jump);
+            clocks.jump_keys.push(at);
+        }
         k.finish()?;
+        clocks.tables.push((format!("clock[{i}]"), item.line));
         clocks.specs.push((
             node,
             ClockSpec {
@@ -77,8 +90,8 @@ pub fn parse(
 }
 
 /// `jumps` of clock `i` (of `node`): each a wall-clock step at a true time, as the
-/// `clock_jump` fault it becomes.
-fn jumps(k: &mut Knobs, i: usize, node: NodeId, duration_ms: u64) -> Result<Vec<FaultEntry>, KnobError> {
+/// `clock_jump` fault it becomes, with its `by_ms` key and line.
+fn jumps(k: &mut Knobs, i: usize, node: NodeId, duration_ms: u64) -> Result<Vec<(FaultEntry, At)>, KnobError> {
     let Some(jumps) = k.raw("jumps", "array of { at_ms, by_ms }", "wall-clock steps") else {
         return Ok(Vec::new());
     };
@@ -104,13 +117,16 @@ fn jumps(k: &mut Knobs, i: usize, node: NodeId, duration_ms: u64) -> Result<Vec<
         let at_ns = jk.millis("at_ms", 0, 0, duration_ms, "true time of the jump")?;
         let by_ms = jk.int("by_ms", 0, -MAX_STEP_MS, MAX_STEP_MS, "signed size of the jump")?;
         jk.finish()?;
-        out.push(FaultEntry {
-            trigger: Trigger::At { at_ns },
-            action: FaultAction::ClockJump {
-                node,
-                by_ns: by_ms * 1_000_000,
+        out.push((
+            FaultEntry {
+                trigger: Trigger::At { at_ns },
+                action: FaultAction::ClockJump {
+                    node,
+                    by_ns: by_ms * 1_000_000,
+                },
             },
-        });
+            (format!("clock[{i}].jumps[{j}].by_ms"), jump.line),
+        ));
     }
     Ok(out)
 }

@@ -67,6 +67,31 @@ pub const FAULT_DOCS: &[(&str, &str)] = &[
 /// Thirty days, in ms: the cap on every fault duration.
 const MAX_FAULT_MS: u64 = 30 * 24 * 3_600_000;
 
+/// The most entries a fault plan may hold, `[[fault]]` tables and `[[clock]]` jumps
+/// together: the catalogue's largest has 2, and every entry costs the loader and the run
+/// (233,000 of them, a 16 MiB file, took 780 MB and struck all at one instant).
+pub const MAX_PLAN_ENTRIES: usize = 10_000;
+
+/// Refuses a plan of more than [`MAX_PLAN_ENTRIES`], at the entry past the limit: a
+/// `[[fault]]` table (its line in `fault_lines`) or a `[[clock]]` jump (its key and line).
+pub fn check_plan_size(fault_lines: &[usize], clock_jumps: &[(String, usize)]) -> Result<(), KnobError> {
+    if fault_lines.len() + clock_jumps.len() <= MAX_PLAN_ENTRIES {
+        return Ok(());
+    }
+    let (key, line) = match fault_lines.get(MAX_PLAN_ENTRIES) {
+        Some(&line) => (format!("fault[{MAX_PLAN_ENTRIES}]"), line),
+        None => clock_jumps[MAX_PLAN_ENTRIES - fault_lines.len()].clone(),
+    };
+    Err(KnobError {
+        key,
+        line: Some(line),
+        message: format!(
+            "the fault plan has {} entries ([[fault]] tables and [[clock]] jumps); at most {MAX_PLAN_ENTRIES} are taken",
+            fault_lines.len() + clock_jumps.len()
+        ),
+    })
+}
+
 pub fn parse(items: Vec<KnobEntry>, topo: &Topology, duration_ms: u64) -> Result<Vec<FaultEntry>, KnobError> {
     items
         .into_iter()

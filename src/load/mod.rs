@@ -2,13 +2,14 @@
 //! file, the line, the key and what is wrong (DESIGN section 6). Unknown keys, unknown names
 //! and impossible values are errors, never silently ignored.
 
+mod clock_reach;
 mod clocks;
 #[cfg(test)]
 mod fault_space_tests;
 pub mod faults;
 mod network;
 mod scenario_name;
-mod toml_entries;
+pub(crate) mod toml_entries;
 mod topology;
 
 use std::fmt;
@@ -70,7 +71,7 @@ pub fn load_file(path: &Path) -> Result<LoadedScenario, LoadError> {
 /// Reads and validates a scenario file whose `kind` is one of `registry`'s.
 pub fn load_file_in(registry: &Registry, path: &Path) -> Result<LoadedScenario, LoadError> {
     let file = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| LoadError {
+    let source = crate::input_file::read_text(path).map_err(|e| LoadError {
         file: file.clone(),
         line: None,
         key: None,
@@ -217,7 +218,11 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
     nk.finish()?;
 
     let clocks = clocks::parse(array(&mut top, "clock", "per-node clocks")?, &topo, duration_ms)?;
-    let mut faults = faults::parse(array(&mut top, "fault", "the fault plan")?, &topo, duration_ms)?;
+    let fault_items = array(&mut top, "fault", "the fault plan")?;
+    let fault_lines: Vec<usize> = fault_items.iter().map(|item| item.line).collect();
+    faults::check_plan_size(&fault_lines, &clocks.jump_keys)?;
+    let mut faults = faults::parse(fault_items, &topo, duration_ms)?;
+    clock_reach::check(duration_ms * 1_000_000, &clocks, &faults, &fault_lines, &topo)?;
     faults.extend(clocks.jumps);
 
     let twins = read_twins(&mut top)?;
@@ -248,6 +253,7 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
         faults: FaultPlan { entries: faults },
         expect,
         twins,
+        max_events: locksim_sim::DEFAULT_MAX_EVENTS,
     };
     check_judged(&scenario, &expect_lines)?;
     Ok((scenario, space))

@@ -15,6 +15,7 @@ mod triggers;
 
 use rand_chacha::ChaCha8Rng;
 
+use crate::budget::{MAX_EVENTS_AT_ONE_INSTANT, Stop};
 use crate::clock::{ClockSpec, ClockTrack};
 use crate::fault::{FaultPlan, Unfired};
 use crate::history::{Event, History, Level, Stats, What};
@@ -35,6 +36,21 @@ pub struct WorldConfig {
     pub network: NetworkConfig,
     pub faults: FaultPlan,
     pub level: Level,
+    /// The most queue items the run may handle before it stops short of `end_ns`
+    /// ([`crate::budget::DEFAULT_MAX_EVENTS`] unless raised).
+    pub max_events: u64,
+}
+
+/// What a run hands over.
+pub struct Finished<M, O> {
+    pub history: History<M, O>,
+    /// The plan entries that never fired, in plan order: a fault whose trigger never came
+    /// leaves no trace in the history, and a run that was meant to test it must be able to
+    /// say so.
+    pub unfired: Vec<Unfired>,
+    /// Why the run ended before `end_ns`, if it did: its history then covers only the time
+    /// before, and judging it would judge a run that did not happen.
+    pub stopped: Option<Stop>,
 }
 
 /// One node to put in the world.
@@ -103,6 +119,7 @@ enum Input<M> {
 pub struct World<N: Node> {
     now_ns: u64,
     end_ns: u64,
+    max_events: u64,
     level: Level,
     names: Names,
     slots: Vec<Slot<N>>,
@@ -130,6 +147,7 @@ impl<N: Node> World<N> {
         let mut world = World {
             now_ns: 0,
             end_ns: cfg.end_ns,
+            max_events: cfg.max_events,
             level: cfg.level,
             net: Network::new(slots.len(), cfg.network),
             slots,
@@ -161,18 +179,34 @@ impl<N: Node> World<N> {
         &self.names
     }
 
-    /// Runs to the end and hands over the history.
+    /// Runs to the end and hands over the history, however it ended: for tests that know
+    /// their world; [`World::run_to_end`] also says whether it stopped short.
     pub fn run(self) -> History<N::Msg, N::Obs> {
-        self.run_reporting_unfired().0
+        self.run_to_end().history
     }
 
-    /// Runs to the end and hands over the history and the plan entries that never fired, in
-    /// plan order: a fault whose trigger never came leaves no trace in the history, and a run
-    /// that was meant to test it must be able to say so.
-    pub fn run_reporting_unfired(mut self) -> (History<N::Msg, N::Obs>, Vec<Unfired>) {
+    /// Runs to the end, or until a [`Stop`], and hands over what it has.
+    pub fn run_to_end(mut self) -> Finished<N::Msg, N::Obs> {
+        // Two counters, a compare and an increment each per item: what the budgets cost.
+        let mut handled = 0u64;
+        let mut at_this_instant = 0u64;
+        let mut stopped = None;
         while let Some((t_ns, due)) = self.queue.pop_until(self.end_ns) {
             debug_assert!(t_ns >= self.now_ns, "time went backwards");
+            at_this_instant = if t_ns == self.now_ns { at_this_instant + 1 } else { 1 };
             self.now_ns = t_ns;
+            handled += 1;
+            if at_this_instant > MAX_EVENTS_AT_ONE_INSTANT {
+                stopped = Some(Stop::Stalled { at_ns: t_ns });
+                break;
+            }
+            if handled > self.max_events {
+                stopped = Some(Stop::OverBudget {
+                    at_ns: t_ns,
+                    max_events: self.max_events,
+                });
+                break;
+            }
             if let Due::Timer { node, tag, ticket, .. } = due
                 && !self.timer_entry_due(node, tag, ticket)
             {
@@ -188,7 +222,11 @@ impl<N: Node> World<N> {
             end_ns: self.end_ns,
             stats: self.stats,
         };
-        (history, unfired)
+        Finished {
+            history,
+            unfired,
+            stopped,
+        }
     }
 
     /// Appends a fact to the history, stamped with the node's clock readings now (zeros for

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use locksim_protocols::registry::invariants;
 use locksim_protocols::{Scenario, run};
-use locksim_sim::{Invariant, Level, Status};
+use locksim_sim::{Invariant, Level, Status, Stop};
 
 use super::swarm::plan_for_seed;
 use crate::fault_space::FaultSpace;
@@ -54,6 +54,9 @@ pub struct Summary {
     pub judged: Vec<Invariant>,
     /// Simulated events run, for the rate.
     pub events: u64,
+    /// The lowest seed whose run stopped short (it stalled, or spent its event budget), and
+    /// why: its verdicts are no answer, and the exploration cannot vouch for it.
+    pub stopped: Option<(u64, Stop)>,
 }
 
 impl Summary {
@@ -94,6 +97,7 @@ pub struct SeedRun {
     pub violated: Vec<Invariant>,
     pub judged: Vec<Invariant>,
     pub events: u64,
+    pub stopped: Option<Stop>,
 }
 
 /// One seed: its plan, its run, its verdicts.
@@ -112,6 +116,7 @@ pub fn run_seed(base: &Scenario, space: &FaultSpace, seed: u64) -> SeedRun {
         violated: with(|s| matches!(s, Status::Violated(_))),
         judged: with(|s| !matches!(s, Status::NotApplicable(_))),
         events: outcome.stats.events(),
+        stopped: outcome.stopped,
     }
 }
 
@@ -127,6 +132,7 @@ struct Totals {
     violations: BTreeMap<Invariant, (u64, u64)>,
     judged: BTreeSet<Invariant>,
     first: Option<SeedResult>,
+    stopped: Option<(u64, Stop)>,
 }
 
 impl Totals {
@@ -134,6 +140,9 @@ impl Totals {
         self.explored += 1;
         self.events += result.events;
         self.judged.extend(result.judged);
+        if let Some(stop) = result.stopped {
+            self.add_stopped(seed, stop);
+        }
         for &i in &result.violated {
             let entry = self.violations.entry(i).or_insert((0, seed));
             entry.0 += 1;
@@ -147,8 +156,18 @@ impl Totals {
         }
     }
 
+    /// Keeps the lowest stopped seed.
+    fn add_stopped(&mut self, seed: u64, stop: Stop) {
+        if self.stopped.is_none_or(|(s, _)| seed < s) {
+            self.stopped = Some((seed, stop));
+        }
+    }
+
     /// Sums, minimums and unions: the same whatever order the threads' totals come in.
     fn merge(&mut self, other: Totals) {
+        if let Some((seed, stop)) = other.stopped {
+            self.add_stopped(seed, stop);
+        }
         self.explored += other.explored;
         self.events += other.events;
         self.judged.extend(other.judged);
@@ -269,6 +288,7 @@ fn explore_capped(
         first: totals.first,
         judged: in_declared_order(totals.judged, |i| *i),
         events: totals.events,
+        stopped: totals.stopped,
     }
 }
 
