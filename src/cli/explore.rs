@@ -41,7 +41,7 @@ pub(super) fn explore(args: ExploreArgs) -> u8 {
 
 fn explore_checked(args: &ExploreArgs) -> Result<u8, String> {
     let (loaded, opts) = options(args)?;
-    let (summary, took) = run_with_progress(&loaded, &opts);
+    let (summary, took) = run_with_progress(&loaded, &opts)?;
     if let Some(t) = opts.target.filter(|t| !summary.judged.contains(t)) {
         return Err(format!(
             "--invariant {}: not applicable in any of the {} seeds explored ({} gives it nothing to judge), so nothing was hunted",
