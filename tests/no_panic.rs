@@ -21,3 +21,77 @@ fn explore_reports_a_thread_the_system_refuses() {
     assert!(!err.contains("panicked"), "no panic: {err}");
     assert!(err.contains("cannot start the exploring thread"), "{err}");
 }
+
+/// A catalogue run's trace, as JSON, for a case to edit.
+fn trace_of(scenario: &str) -> serde_json::Value {
+    let path = common::scratch_dir("no-panic").join(format!("{scenario}.trace.json"));
+    let scenario = common::scenario(&format!("single-redis/{scenario}.toml"));
+    let o = common::locksim(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--timeline",
+        "none",
+        "--trace",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// `render` of `trace` exits 2, naming the file and saying each of `says`, with no panic.
+fn render_refuses(name: &str, trace: &serde_json::Value, says: &[&str]) {
+    let path = common::scratch_dir("no-panic").join(format!("{name}.json"));
+    common::write_whole(&path, &trace.to_string());
+    let o = common::locksim(&["render", path.to_str().unwrap()]);
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{name}: exit 2; stderr: {err}");
+    assert!(!err.contains("panicked"), "{name}: no panic: {err}");
+    assert!(err.contains(path.to_str().unwrap()), "{name}: names the file: {err}");
+    for s in says {
+        assert!(err.contains(s), "{name}: says {s:?}: {err}");
+    }
+}
+
+/// `render` drew edited traces as if they were runs: events out of true-time order, on a node
+/// the embedded scenario does not have, numbered out of order; a null event was refused with
+/// serde's words for an internal type ("expected struct LineIn").
+#[test]
+fn render_validates_the_events_it_draws() {
+    let trace = trace_of("fencing-is-ordering");
+    let edit = |f: &dyn Fn(&mut Vec<serde_json::Value>)| {
+        let mut t = trace.clone();
+        f(t["events"].as_array_mut().unwrap());
+        t
+    };
+    let late = edit(&|events| events[2]["t_ns"] = 10_000_000_000u64.into());
+    render_refuses(
+        "out-of-order",
+        &late,
+        &["events[3]", "`t_ns` 0 is before the previous event's 10000000000"],
+    );
+    let stranger = edit(&|events| events[3]["node"] = "client-\u{1b}[31m9".into());
+    render_refuses(
+        "unknown-node",
+        &stranger,
+        &["events[3]", r#""client-\u{1b}[31m9" is not a node"#],
+    );
+    let null = edit(&|events| events[3] = serde_json::Value::Null);
+    render_refuses(
+        "null-event",
+        &null,
+        &["events[3]", "must be an event (a JSON object), not null"],
+    );
+    let renumbered = edit(&|events| events[3]["i"] = 7.into());
+    render_refuses(
+        "renumbered",
+        &renumbered,
+        &["events[3]", "`i` is 7: events are numbered in order"],
+    );
+    // The unedited trace renders.
+    let path = common::scratch_dir("no-panic").join("as-recorded.json");
+    common::write_whole(&path, &trace.to_string());
+    assert_eq!(
+        common::locksim(&["render", path.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+}
