@@ -95,3 +95,37 @@ fn render_validates_the_events_it_draws() {
         Some(0)
     );
 }
+
+/// Control characters in a scenario's description or a trace's event text reached the terminal
+/// raw (an escape sequence could clear it or recolour it); stdout now shows them escaped.
+#[test]
+fn control_characters_are_escaped_on_the_terminal() {
+    let source = std::fs::read_to_string(common::scenario("single-redis/fencing-is-ordering.toml")).unwrap();
+    let description = source
+        .lines()
+        .find(|l| l.starts_with("description"))
+        .expect("a description");
+    let hostile = source.replace(description, "description = \"bell\\u0007 and clear\\u001b[2J\\r\"");
+    let path = common::scratch_dir("no-panic").join("fencing-is-ordering.toml");
+    common::write_whole(&path, &hostile);
+    let o = common::locksim(&["run", path.to_str().unwrap()]);
+    let text = common::stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert!(!text.contains(['\u{7}', '\u{1b}', '\r']), "{text}");
+    assert!(text.contains(r"bell\u{7} and clear\u{1b}[2J\u{d}"), "{text}");
+
+    let mut trace = trace_of("fencing-is-ordering");
+    let events = trace["events"].as_array_mut().unwrap();
+    let salient = events
+        .iter_mut()
+        .find(|e| e["salience"] == "salient")
+        .expect("a salient event");
+    salient["text"] = "starts\u{1b}]0;owned\u{7}".into();
+    let path = common::scratch_dir("no-panic").join("hostile-text.json");
+    common::write_whole(&path, &trace.to_string());
+    let o = common::locksim(&["render", path.to_str().unwrap()]);
+    let text = common::stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert!(!text.contains(['\u{7}', '\u{1b}']), "{text}");
+    assert!(text.contains(r"starts\u{1b}]0;owned\u{7}"), "{text}");
+}
