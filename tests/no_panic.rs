@@ -129,3 +129,30 @@ fn control_characters_are_escaped_on_the_terminal() {
     assert!(!text.contains(['\u{7}', '\u{1b}']), "{text}");
     assert!(text.contains(r"starts\u{1b}]0;owned\u{7}"), "{text}");
 }
+
+/// The explorer library (here under `report`, which has no progress thread) panicked when the
+/// system refused a worker thread; it now explores on the calling thread, with the same
+/// findings.
+#[test]
+fn exploring_goes_on_when_no_worker_thread_starts() {
+    let dir = common::scratch_dir("no-panic").join("report");
+    let catalogue = dir.join("catalogue");
+    std::fs::create_dir_all(&catalogue).unwrap();
+    let entry = common::root().join("tests/bug_catalogue/correct-single-redis.toml");
+    std::fs::copy(&entry, catalogue.join("correct-single-redis.toml")).unwrap();
+    let out = dir.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_locksim"))
+        .args(["report", "--seeds", "3", "--out", out.to_str().unwrap()])
+        .args(["--catalogue", catalogue.to_str().unwrap()])
+        .env("RUST_MIN_STACK", "1000000000000000")
+        .current_dir(common::root())
+        .output()
+        .expect("the locksim binary runs");
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "exit 0; stderr: {err}");
+    let matrix = std::fs::read_to_string(out.join("matrix.md")).unwrap();
+    assert!(
+        matrix.contains("| correct-single-redis | single-redis | - |"),
+        "{matrix}"
+    );
+}
