@@ -11,7 +11,7 @@ use locksim_sim::trace::TraceEvent;
 use locksim_sim::{Status, Verdict};
 
 use crate::render::select::shown;
-use crate::render::{Marks, NETWORK, Row, secs, select};
+use crate::render::{MAX_COLUMN_WIDTH, Marks, NETWORK, Row, secs, select};
 use crate::run_result::RunResult;
 
 pub use crate::render::TimelineMode;
@@ -28,7 +28,7 @@ pub fn timeline(events: &[TraceEvent], marks: &Marks, mode: TimelineMode) -> Vec
         .map(|e| e.node.len())
         .max()
         .unwrap_or(4)
-        .max(4);
+        .clamp(4, MAX_COLUMN_WIDTH);
     let mut lines = vec![format!(
         "{:>10}  {:<width$}  {:>10}  {:>10}  event",
         "true time", "node", "local wall", "local mono"

@@ -10,7 +10,7 @@ use locksim_sim::trace::TraceEvent;
 use serde_json::Value;
 
 use crate::load::{LoadError, LoadedScenario, parse_with_space};
-use crate::render::Cast;
+use crate::render::{Cast, NETWORK};
 use crate::run_result::RunResult;
 
 pub const FORMAT: &str = "locksim-trace";
@@ -96,13 +96,36 @@ pub fn read(path: &Path) -> Result<TraceFile, String> {
 }
 
 impl TraceFile {
-    /// The recorded events, typed, as the live run gave them; the error names the event.
-    pub fn timeline_events(&self) -> Result<Vec<TraceEvent>, String> {
-        self.events
-            .iter()
-            .enumerate()
-            .map(|(i, e)| TraceEvent::from_line(e).map_err(|err| format!("key `events[{i}]`: {err}")))
-            .collect()
+    /// The recorded events, typed, as the live run gave them, checked for what the views rely
+    /// on — each an object, numbered in order, in true-time order, on a node of `cast` (the
+    /// embedded scenario's) or the network — so an edited trace is refused, naming the event,
+    /// rather than drawn wrong.
+    pub fn timeline_events(&self, cast: &Cast) -> Result<Vec<TraceEvent>, String> {
+        let mut events: Vec<TraceEvent> = Vec::with_capacity(self.events.len());
+        for (i, line) in self.events.iter().enumerate() {
+            let at = |what: String| format!("key `events[{i}]`: {what}");
+            if !line.is_object() {
+                return Err(at(format!("must be an event (a JSON object), not {line}")));
+            }
+            let e = TraceEvent::from_line(line).map_err(|err| at(err.to_string()))?;
+            if e.index != i {
+                return Err(at(format!("`i` is {}: events are numbered in order from 0", e.index)));
+            }
+            if let Some(before) = events.last().filter(|b| b.t_ns > e.t_ns) {
+                return Err(at(format!(
+                    "`t_ns` {} is before the previous event's {}: events are in true-time order",
+                    e.t_ns, before.t_ns
+                )));
+            }
+            if e.node != NETWORK && cast.role(&e.node).is_none() {
+                return Err(at(format!(
+                    "`node` {:?} is not a node of the embedded scenario",
+                    e.node
+                )));
+            }
+            events.push(e);
+        }
+        Ok(events)
     }
 
     /// The roles of the recorded run's nodes, from the scenario the trace embeds.

@@ -171,3 +171,31 @@ fn a_shape_built_by_hand_matches_the_scenarios() {
         FaultSpace::defaults(&*scenario.protocol)
     );
 }
+
+/// Issue 12: milliseconds became nanoseconds unchecked, so a shape or space with values near
+/// `u64::MAX` wrapped (a debug build panicked; a release one made a plan that spun for minutes
+/// in the clock's arithmetic). Every value now saturates.
+#[test]
+fn extreme_lengths_and_limits_saturate_instead_of_wrapping() {
+    let shape = PlanShape::new(u64::MAX)
+        .node("client-0", Role::Client, &["acquired"])
+        .node("server-0", Role::Server, &[]);
+    let mut space = FaultSpace::defaults_for(&shape);
+    for limits in space.kinds.values_mut() {
+        limits.max = u64::MAX;
+    }
+    let mut runner = TestRunner::new(config(256));
+    runner
+        .run(&locksim::plans(&shape, &space), |plan| {
+            for entry in &plan.faults {
+                if let FaultAction::Pause { duration_ns, .. } = entry.action {
+                    prop_assert!(duration_ns % 1_000_000 == 0 || duration_ns == u64::MAX);
+                }
+                if let FaultAction::ClockJump { by_ns, .. } = entry.action {
+                    prop_assert!(by_ns % 1_000_000 == 0 || by_ns.unsigned_abs() == i64::MAX as u64);
+                }
+            }
+            Ok(())
+        })
+        .expect("every plan is generated");
+}

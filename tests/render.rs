@@ -262,8 +262,8 @@ fn a_trace_file_renders_exactly_as_the_live_run() {
         let live_marks = Marks::from_verdicts(&report.outcome.verdicts);
         std::fs::write(&trace, trace_text(&report)).unwrap();
         let file = trace_file::read(&trace).unwrap_or_else(|e| panic!("{e}"));
-        let events = file.timeline_events().unwrap_or_else(|e| panic!("{e}"));
         let (cast, marks) = (file.cast().unwrap(), Marks::from_result(&file.result).unwrap());
+        let events = file.timeline_events(&cast).unwrap_or_else(|e| panic!("{e}"));
         let live = &report.outcome.trace;
         let live_cast = Cast::of(&loaded.scenario);
         let rel = scenario.display();

@@ -43,7 +43,7 @@ pub(super) fn explore(args: ExploreArgs) -> u8 {
 
 fn explore_checked(args: &ExploreArgs) -> Result<u8, String> {
     let (loaded, opts) = options(args)?;
-    let (summary, took) = run_with_progress(&loaded, &opts);
+    let (summary, took) = run_with_progress(&loaded, &opts)?;
     if let Some((seed, stop)) = summary.stopped {
         return Err(explain(
             &loaded,

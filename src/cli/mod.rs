@@ -125,11 +125,32 @@ enum Command {
 }
 
 /// Writes to stdout. A reader that stops early (`| head`) closes the pipe; that is not an
-/// error worth a panic, so write errors end the output quietly.
+/// error worth a panic, so write errors end the output quietly. Control characters other than
+/// the line break are escaped (`\u{1b}`): a name, a description or a trace's event text could
+/// otherwise drive the reader's terminal.
 fn out(text: &str) {
     use std::io::Write;
+    let text = escape_controls(text);
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+}
+
+/// `text` with every control character but `\n` written as its Rust escape; borrowed when it
+/// has none, as every catalogue output has none.
+fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n';
+    if !text.contains(unsafe_char) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
 }
 
 const OK: u8 = 0;

@@ -25,14 +25,17 @@ pub(super) fn render(path: PathBuf, view: View) -> u8 {
             return BAD_INPUT;
         }
     };
-    let (events, cast) = match (trace.timeline_events(), trace.cast()) {
-        (Ok(events), Ok(cast)) => (events, cast),
-        (Err(e), _) => {
-            eprintln!("error: {}: {e}", path.display());
+    let cast = match trace.cast() {
+        Ok(cast) => cast,
+        Err(e) => {
+            eprintln!("error: {}: the embedded scenario: {e}", path.display());
             return BAD_INPUT;
         }
-        (_, Err(e)) => {
-            eprintln!("error: {}: the embedded scenario: {e}", path.display());
+    };
+    let events = match trace.timeline_events(&cast) {
+        Ok(events) => events,
+        Err(e) => {
+            eprintln!("error: {}: {e}", path.display());
             return BAD_INPUT;
         }
     };

@@ -9,13 +9,18 @@ use super::runner::{Options, Progress, Summary, explore, shard_len};
 use crate::load::LoadedScenario;
 
 /// Runs the exploration with a progress display on stderr.
-pub fn run_with_progress(loaded: &LoadedScenario, opts: &Options) -> (Summary, Duration) {
+///
+/// The error is the system's refusal to start the exploring thread (under memory or process
+/// limits): the command line reports it as bad input rather than panicking.
+pub fn run_with_progress(loaded: &LoadedScenario, opts: &Options) -> Result<(Summary, Duration), String> {
     let progress = Progress::default();
     let total = shard_len(opts);
     let started = Instant::now();
     let terminal = std::io::stderr().is_terminal();
     let summary = std::thread::scope(|scope| {
-        let worker = scope.spawn(|| explore(&loaded.scenario, &loaded.space, opts, &progress));
+        let worker = std::thread::Builder::new()
+            .spawn_scoped(scope, || explore(&loaded.scenario, &loaded.space, opts, &progress))
+            .map_err(|e| format!("cannot start the exploring thread: {e}"))?;
         let mut last_line = 0;
         while !worker.is_finished() {
             std::thread::sleep(Duration::from_millis(200));
@@ -33,7 +38,7 @@ pub fn run_with_progress(loaded: &LoadedScenario, opts: &Options) -> (Summary, D
         if terminal {
             eprintln!();
         }
-        worker.join().expect("the explorer does not panic")
-    });
-    (summary, started.elapsed())
+        Ok::<_, String>(worker.join().expect("the explorer does not panic"))
+    })?;
+    Ok((summary, started.elapsed()))
 }

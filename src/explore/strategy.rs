@@ -106,12 +106,17 @@ fn entries(shape: &PlanShape, space: &FaultSpace) -> BoxedStrategy<Entry> {
     Union::new(kinds).boxed()
 }
 
+/// `ms` in nanoseconds, saturating: a shape or space with wrapped values (a length near
+/// `u64::MAX`) once made a plan whose wrapped nanoseconds spun for minutes in the clock's
+/// arithmetic; a saturated one is refused or ends at once.
+fn ns(ms: u64) -> u64 {
+    ms.saturating_mul(NS_PER_MS)
+}
+
+/// `magnitude`, negated when `negative`, saturating at `i64::MAX` as [`ns`] does.
 fn signed(negative: bool, magnitude: u64) -> i64 {
-    if negative {
-        -(magnitude as i64)
-    } else {
-        magnitude as i64
-    }
+    let m = i64::try_from(magnitude).unwrap_or(i64::MAX);
+    if negative { -m } else { m }
 }
 
 /// Entries of `kind` striking `node`, at most `max` hard; `None` where the kind cannot strike
@@ -129,7 +134,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
             .prop_map(move |(t, ms)| {
                 let action = FaultAction::Pause {
                     node,
-                    duration_ns: ms * NS_PER_MS,
+                    duration_ns: ns(ms),
                     suspend: kind == FaultKind::Suspend,
                 };
                 fault(t, action)
@@ -139,7 +144,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
             .prop_map(move |(t, ms)| {
                 let action = FaultAction::Crash {
                     node,
-                    restart_after_ns: Some(ms * NS_PER_MS),
+                    restart_after_ns: Some(ns(ms)),
                 };
                 fault(t, action)
             })
@@ -150,7 +155,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
             .prop_map(move |(t, back, ms)| {
                 let action = FaultAction::ClockJump {
                     node,
-                    by_ns: signed(back, ms) * NS_PER_MS as i64,
+                    by_ns: signed(back, ns(ms)),
                 };
                 fault(t, action)
             })
@@ -169,7 +174,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
                     from: Some(node),
                     to: None,
                     ppm: ppm as u32,
-                    window_ns: Some(window_ms * NS_PER_MS),
+                    window_ns: Some(ns(window_ms)),
                     duplicate: false,
                 };
                 fault(t, action)
@@ -202,7 +207,7 @@ fn partitions(
             let action = FaultAction::Partition {
                 groups: vec![side, rest],
                 one_way,
-                heal_after_ns: Some(ms * NS_PER_MS),
+                heal_after_ns: Some(ns(ms)),
             };
             Entry::Fault(FaultEntry { trigger: t, action })
         })
@@ -221,8 +226,8 @@ fn delays(
             let action = FaultAction::Delay {
                 from: node,
                 to,
-                window_ns: window_ms * NS_PER_MS,
-                extra_ns: extra_ms * NS_PER_MS,
+                window_ns: ns(window_ms),
+                extra_ns: ns(extra_ms),
             };
             Entry::Fault(FaultEntry { trigger: t, action })
         })
@@ -234,7 +239,9 @@ fn delays(
 /// records none) — the swarm generator's trick for narrow windows such as "between the read
 /// and the write".
 fn trigger(shape: &PlanShape, node: NodeId) -> BoxedStrategy<Trigger> {
-    let at = (0..=shape.duration_ms * 3 / 4).prop_map(|ms| Trigger::At { at_ns: ms * NS_PER_MS });
+    // In u128: a length near `u64::MAX` must not overflow on the way to its three quarters.
+    let three_quarters_ms = (u128::from(shape.duration_ms) * 3 / 4) as u64;
+    let at = (0..=three_quarters_ms).prop_map(|ms| Trigger::At { at_ns: ns(ms) });
     let own = &shape.nodes[node.index()];
     let watched: Vec<(NodeId, &ShapeNode)> = if own.events.is_empty() {
         (0..shape.nodes.len() as u32)

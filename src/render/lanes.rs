@@ -11,7 +11,7 @@ use locksim_sim::trace::TraceEvent;
 
 use super::life::{Life, Lives};
 use super::select::{Row, TimelineMode, select};
-use super::{Marks, NETWORK, nodes, secs};
+use super::{MAX_COLUMN_WIDTH, Marks, NETWORK, nodes, secs};
 
 /// What a node's lane shows between its own events.
 impl Life {
@@ -51,8 +51,14 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
     let rows = select(events, marks, TimelineMode::Compact);
     let names = nodes(events);
     let heads = headings(&names);
-    let lane_width = heads.iter().map(String::len).max().unwrap_or(1) + 1;
-    let node_width = names.iter().map(|n| n.len()).max().unwrap_or(4).max(NETWORK.len());
+    let lane_width = (heads.iter().map(String::len).max().unwrap_or(1) + 1).min(MAX_COLUMN_WIDTH);
+    let node_width = names
+        .iter()
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(4)
+        .max(NETWORK.len())
+        .min(MAX_COLUMN_WIDTH);
     // Lane states follow every event, shown or folded, so a pause reads right inside a fold.
     let mut lives = Lives::new(events, &names);
     let lane_of = |name: &str| names.iter().position(|n| *n == name);
@@ -147,5 +153,22 @@ mod tests {
             ["c0", "c1", "s0", "r0", "re"]
         );
         assert_eq!(headings(&["server-0", "sx-0"]), ["1", "2"]);
+    }
+
+    /// Issue 12: a node name of 65,536 characters or more made `format!` panic ("Formatting
+    /// argument out of range") on the node column's width, and a digit suffix that long on the
+    /// lane heading's.
+    #[test]
+    fn a_node_name_past_the_widest_column_does_not_panic() {
+        use crate::render::test_events::{event, obs};
+        use locksim_sim::Salience;
+        let long = format!("client-{}", "7".repeat(70_000));
+        let events = [
+            event(0, 0, &long, obs("acquired"), Salience::Salient, "acquired"),
+            event(1, 1, "server-0", obs("granted"), Salience::Salient, "granted"),
+        ];
+        let text = lanes(&events, &Marks::default());
+        assert!(text.contains(&long), "{}", &text[..200]);
+        assert!(text.contains("server-0"));
     }
 }

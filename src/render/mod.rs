@@ -107,6 +107,11 @@ pub(crate) fn nodes(events: &[locksim_sim::trace::TraceEvent]) -> Vec<&str> {
     seen
 }
 
+/// The widest column a view pads to: `format!` refuses a width over `u16::MAX` (it panics with
+/// "Formatting argument out of range"), and a node name that long in a trace must not crash a
+/// view. Past it a column simply stops being aligned.
+pub(crate) const MAX_COLUMN_WIDTH: usize = u16::MAX as usize;
+
 /// The history's name for events that belong to no node (partitions, failovers...).
 pub(crate) const NETWORK: &str = locksim_sim::NodeId::NET_NAME;
 

@@ -267,7 +267,19 @@ fn explore_capped(
     if len > 0 {
         let per_thread: Vec<(Totals, Vec<Pending>)> = std::thread::scope(|scope| {
             let shared = &shared;
-            let workers: Vec<_> = (0..jobs).map(|t| scope.spawn(move || shared.worker(t))).collect();
+            // A thread the system refuses (memory or process limits) is simply not started:
+            // the others claim its seeds, and findings do not depend on how many threads run.
+            // With none started, this thread does the work alone.
+            let workers: Vec<_> = (0..jobs)
+                .map_while(|t| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || shared.worker(t))
+                        .ok()
+                })
+                .collect();
+            if workers.is_empty() {
+                return vec![shared.worker(0)];
+            }
             workers
                 .into_iter()
                 .map(|w| w.join().expect("an explore worker panicked"))
