@@ -145,14 +145,7 @@ static INPUTS: LazyLock<Vec<Input>> = LazyLock::new(|| {
         .collect();
     let target = dir.join("original.trace.json");
     let scenario = common::scenario("single-redis/kleppmann-gc-pause.toml");
-    let o = common::locksim(&[
-        "run",
-        scenario.to_str().unwrap(),
-        "--timeline",
-        "none",
-        "--trace",
-        target.to_str().unwrap(),
-    ]);
+    let o = common::run_writing_trace(&scenario, &target);
     assert!(o.status.code().is_some_and(|c| c < 2), "{}", common::stderr(&o));
     let text = std::fs::read(&target).expect("the trace was written");
     inputs.push(Input { target, text });

@@ -26,14 +26,7 @@ fn explore_reports_a_thread_the_system_refuses() {
 fn trace_of(scenario: &str) -> serde_json::Value {
     let path = common::scratch_dir("no-panic").join(format!("{scenario}.trace.json"));
     let scenario = common::scenario(&format!("single-redis/{scenario}.toml"));
-    let o = common::locksim(&[
-        "run",
-        scenario.to_str().unwrap(),
-        "--timeline",
-        "none",
-        "--trace",
-        path.to_str().unwrap(),
-    ]);
+    let o = common::run_writing_trace(&scenario, &path);
     assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }

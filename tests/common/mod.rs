@@ -66,6 +66,18 @@ pub fn locksim(args: &[&str]) -> Output {
         .expect("the locksim binary runs")
 }
 
+/// Runs `scenario` at its own seed with no timeline, writing its trace to `trace`.
+pub fn run_writing_trace(scenario: &Path, trace: &Path) -> Output {
+    locksim(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--timeline",
+        "none",
+        "--trace",
+        trace.to_str().unwrap(),
+    ])
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
