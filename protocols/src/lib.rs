@@ -4,6 +4,7 @@
 
 pub mod etcd;
 pub mod ids;
+pub mod judge;
 pub mod knobs;
 pub mod layout;
 pub mod lock;
@@ -19,6 +20,7 @@ pub mod session;
 pub mod setting;
 pub mod snowflake;
 
+pub use judge::{Judge, whole_history};
 pub use layout::{Layout, NodeDecl, Role};
 pub use outcome::Outcome;
 pub use protocol::{Protocol, ProtocolSpec};

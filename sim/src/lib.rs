@@ -12,6 +12,7 @@ pub mod ids;
 pub mod network;
 pub mod node;
 mod queue;
+pub mod record;
 pub mod rng;
 pub mod time;
 pub mod trace;
@@ -25,6 +26,7 @@ pub use history::{Event, History, Level, Stats, What};
 pub use ids::{Names, NodeId};
 pub use network::{Latency, NetworkConfig};
 pub use node::{Ctx, Effect, Message, Node, Observation, Salience, TimerTag};
+pub use record::{Keep, Recorder, RunEnd};
 pub use world::{Finished, NodeSetup, World, WorldConfig};
 
 /// The engine's version, written into every trace.

@@ -12,8 +12,8 @@ use locksim_sim::history::DropReason;
 use locksim_sim::network::Latency;
 use locksim_sim::time::NS_PER_MS;
 use locksim_sim::{
-    ClockSpec, Ctx, DEFAULT_MAX_EVENTS, Event, FaultAction, FaultEntry, FaultPlan, Finished, History, Level, Names,
-    NetworkConfig, Node, NodeId, NodeSetup, Observation, Stats, Stop, TimerTag, Trigger, Unfired, What, World,
+    ClockSpec, Ctx, DEFAULT_MAX_EVENTS, Event, FaultAction, FaultEntry, FaultPlan, Finished, History, Keep, Level,
+    Names, NetworkConfig, Node, NodeId, NodeSetup, Observation, Stats, Stop, TimerTag, Trigger, Unfired, What, World,
     WorldConfig, trace,
 };
 use rand_chacha::rand_core::Rng as _;
@@ -725,9 +725,9 @@ fn entries_whose_trigger_never_comes_are_reported_unfired() {
         level: Level::Full,
         max_events: DEFAULT_MAX_EVENTS,
     };
-    let Finished {
-        history: h, unfired, ..
-    } = World::new(nodes([ticker]), cfg).run_to_end();
+    let mut keep = Keep::default();
+    let Finished { end, unfired, .. } = World::new(nodes([ticker]), cfg).run_to_end(&mut keep);
+    let h = keep.into_history(end);
     assert_eq!(
         unfired,
         [Unfired { fault: 1, seen: 2 }, Unfired { fault: 3, seen: 0 }],
@@ -1559,7 +1559,7 @@ fn a_run_that_stops_advancing_time_stops() {
         level: Level::Facts,
         max_events: DEFAULT_MAX_EVENTS,
     };
-    let finished = World::new(nodes([spinner]), cfg).run_to_end();
+    let finished = World::new(nodes([spinner]), cfg).run_to_end(&mut Keep::default());
     assert_eq!(finished.stopped, Some(Stop::Stalled { at_ns: NS_PER_MS }));
     assert_eq!(
         finished.stopped.unwrap().to_string(),
@@ -1584,7 +1584,7 @@ fn a_run_stops_at_its_event_budget() {
         level: Level::Facts,
         max_events,
     };
-    let cut = World::new(nodes([ticker()]), cfg(100)).run_to_end();
+    let cut = World::new(nodes([ticker()]), cfg(100)).run_to_end(&mut Keep::default());
     assert_eq!(
         cut.stopped,
         Some(Stop::OverBudget {
@@ -1592,7 +1592,7 @@ fn a_run_stops_at_its_event_budget() {
             max_events: 100
         })
     );
-    let whole = World::new(nodes([ticker()]), cfg(DEFAULT_MAX_EVENTS)).run_to_end();
+    let whole = World::new(nodes([ticker()]), cfg(DEFAULT_MAX_EVENTS)).run_to_end(&mut Keep::default());
     assert_eq!(whole.stopped, None);
-    assert_eq!(whole.history.stats.timers, 10_000);
+    assert_eq!(whole.end.stats.timers, 10_000);
 }

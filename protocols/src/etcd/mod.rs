@@ -12,6 +12,7 @@ pub mod server;
 
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
+use crate::judge::whole_history;
 use crate::knobs::{KnobError, Knobs, MAX_CLIENTS};
 use crate::layout::{Layout, Role};
 use crate::lock::check::LOCK_INVARIANTS;
@@ -227,7 +228,7 @@ impl Protocol for EtcdLease {
 
     fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
         let (nodes, setup) = self.build(setting);
-        run_world(nodes, setting, seed, level, |h| check_lock(h, &setup))
+        run_world(nodes, setting, seed, level, whole_history(|h| check_lock(h, &setup)))
     }
 }
 

@@ -13,6 +13,7 @@ pub mod worker;
 
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
+use crate::judge::whole_history;
 use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_MS};
 use crate::layout::{Layout, Role};
 use crate::outcome::Outcome;
@@ -181,9 +182,13 @@ impl Protocol for Scheduler {
 
     fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
         let settle_ns = self.settle_ns();
-        run_world(self.build(setting), setting, seed, level, |h| {
-            check::check_exactly_once(h, settle_ns)
-        })
+        run_world(
+            self.build(setting),
+            setting,
+            seed,
+            level,
+            whole_history(move |h| check::check_exactly_once(h, settle_ns)),
+        )
     }
 }
 

@@ -16,6 +16,7 @@ pub mod store;
 
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
+use crate::judge::whole_history;
 use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS, MAX_MS};
 use crate::layout::{Layout, Role};
 use crate::outcome::Outcome;
@@ -214,7 +215,13 @@ impl Protocol for SessionCas {
     }
 
     fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
-        run_world(self.build(setting), setting, seed, level, check::check_sessions)
+        run_world(
+            self.build(setting),
+            setting,
+            seed,
+            level,
+            whole_history(check::check_sessions),
+        )
     }
 }
 

@@ -1,7 +1,7 @@
 //! A typed history erased into trace events: each history event becomes a [`Happening`] (node
 //! ids resolved to names, messages to their text) and the line the timeline prints.
 
-use crate::history::{History, What};
+use crate::history::{Event, History, What};
 use crate::ids::{Names, NodeId};
 use crate::node::{Message, Observation, Salience};
 use crate::time::{fmt_duration, fmt_signed_secs};
@@ -17,21 +17,23 @@ fn group_list(names: &Names, groups: &[Vec<NodeId>]) -> Vec<String> {
 
 /// Erases every event of `h`.
 pub fn erase<M: Message, O: Observation>(h: &History<M, O>) -> Vec<TraceEvent> {
-    let names = &h.names;
     h.events
         .iter()
         .enumerate()
-        .map(|(index, e)| {
-            let (what, text, salience) = happening(names, &e.what);
-            let at = Stamp {
-                t_ns: e.t_ns,
-                node: names.of(e.node).to_string(),
-                wall_ns: e.wall_ns,
-                mono_ns: e.mono_ns,
-            };
-            TraceEvent::new(index, at, what, text, salience)
-        })
+        .map(|(index, e)| erase_event(&h.names, index, e))
         .collect()
+}
+
+/// Erases event `index` of a run whose nodes are `names`.
+pub fn erase_event<M: Message, O: Observation>(names: &Names, index: usize, e: &Event<M, O>) -> TraceEvent {
+    let (what, text, salience) = happening(names, &e.what);
+    let at = Stamp {
+        t_ns: e.t_ns,
+        node: names.of(e.node).to_string(),
+        wall_ns: e.wall_ns,
+        mono_ns: e.mono_ns,
+    };
+    TraceEvent::new(index, at, what, text, salience)
 }
 
 /// What happened, the timeline's line for it, and how much the line matters.

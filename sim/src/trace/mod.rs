@@ -12,7 +12,7 @@ use crate::node::Salience;
 mod erase;
 mod happening;
 
-pub use erase::erase;
+pub use erase::{erase, erase_event};
 pub use happening::{Happening, Observed};
 
 /// One event, erased.

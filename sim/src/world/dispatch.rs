@@ -112,7 +112,8 @@ impl<N: Node> World<N> {
         let mut out = std::mem::take(&mut self.out);
         let crash = matches!(input, Input::Crash);
         {
-            let Slot { model, rng, clock, .. } = &mut self.slots[node.index()];
+            let Slot { model, rng, .. } = &mut self.slots[node.index()];
+            let clock = &self.clocks[node.index()];
             let mut ctx = Ctx::new(node, clock.wall_now(now_ns), clock.mono_at(now_ns), rng, &mut out);
             match input {
                 Input::Start => model.on_start(&mut ctx),

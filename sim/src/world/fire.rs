@@ -68,7 +68,7 @@ impl<N: Node> World<N> {
 
     /// Steps `node`'s wall clock; the node hears of it (on resume, if paused).
     fn jump_clock(&mut self, node: NodeId, by_ns: i64) {
-        self.slots[node.index()].clock.jump(self.now_ns, by_ns);
+        self.clocks[node.index()].jump(self.now_ns, by_ns);
         self.push_event(node, What::ClockJump { by_ns });
         self.step_or_hold(node, Input::ClockJump, Due::ClockJumped(node));
     }

@@ -21,7 +21,7 @@ impl<N: Node> World<N> {
             },
         };
         if suspend {
-            slot.clock.suspend(now_ns, until_ns);
+            self.clocks[node.index()].suspend(now_ns, until_ns);
         }
         self.push_event(node, What::Pause { duration_ns, suspend });
         self.queue.push(until_ns, Due::Resume(node));
@@ -74,10 +74,10 @@ impl<N: Node> World<N> {
         }
         self.push_event(node, What::Crash { restart_after_ns });
         let now_ns = self.now_ns;
+        self.clocks[node.index()].end_suspension(now_ns);
         let slot = &mut self.slots[node.index()];
         slot.life = Life::Crashed;
         slot.started = false;
-        slot.clock.end_suspension(now_ns);
         slot.incarnation += 1;
         slot.held.clear();
         for timer in &mut slot.timers {

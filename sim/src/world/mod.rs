@@ -23,6 +23,7 @@ use crate::ids::{Names, NodeId};
 use crate::network::{Network, NetworkConfig};
 use crate::node::{Effect, Node, TimerTag};
 use crate::queue::{Due, Queue};
+use crate::record::{Keep, Recorder, RunEnd};
 use crate::rng::stream;
 use timers::TimerState;
 use triggers::Watch;
@@ -41,9 +42,9 @@ pub struct WorldConfig {
     pub max_events: u64,
 }
 
-/// What a run hands over.
-pub struct Finished<M, O> {
-    pub history: History<M, O>,
+/// What a run hands over besides its events (which went to the recorder as they happened).
+pub struct Finished {
+    pub end: RunEnd,
     /// The plan entries that never fired, in plan order: a fault whose trigger never came
     /// leaves no trace in the history, and a run that was meant to test it must be able to
     /// say so.
@@ -83,24 +84,22 @@ struct Slot<N: Node> {
     pending: Vec<Due<N::Msg>>,
     /// The rest of the step in which a pause struck, run on resume.
     held: Vec<Effect<N::Msg, N::Obs>>,
-    clock: ClockTrack,
     rng: ChaCha8Rng,
 }
 
 impl<N: Node> Slot<N> {
     /// A running node not yet started, its random stream drawn from the run's seed and its
     /// name (so adding a node leaves the others' streams as they were).
-    fn new(seed: u64, setup: NodeSetup<N>) -> Self {
+    fn new(seed: u64, name: &str, model: N) -> Self {
         Slot {
-            rng: stream(seed, &format!("node:{}", setup.name)),
-            model: setup.model,
+            rng: stream(seed, &format!("node:{name}")),
+            model,
             life: Life::Running,
             started: false,
             incarnation: 0,
             timers: Vec::new(),
             pending: Vec::new(),
             held: Vec::new(),
-            clock: ClockTrack::new(setup.clock),
         }
     }
 }
@@ -131,7 +130,12 @@ pub struct World<N: Node> {
     /// Per plan entry: whether its trigger came.
     fired: Vec<bool>,
     watches: Vec<Watch>,
+    /// Each node's clock, by node index: beside the slots so a recorder can read them all.
+    clocks: Vec<ClockTrack>,
+    /// The current step's events, not yet handed to the recorder.
     events: Vec<Event<N::Msg, N::Obs>>,
+    /// How many events the recorder has been handed: the next one's index.
+    recorded: usize,
     stats: Stats,
     next_msg_id: u64,
     /// The effects buffer, reused across steps.
@@ -143,7 +147,11 @@ impl<N: Node> World<N> {
     /// scenario loading checks both, so a violation here is an engine bug.
     pub fn new(nodes: Vec<NodeSetup<N>>, cfg: WorldConfig) -> Self {
         let names = Names::new(nodes.iter().map(|n| n.name.clone()).collect());
-        let slots: Vec<Slot<N>> = nodes.into_iter().map(|n| Slot::new(cfg.seed, n)).collect();
+        let clocks: Vec<ClockTrack> = nodes.iter().map(|n| ClockTrack::new(n.clock.clone())).collect();
+        let slots: Vec<Slot<N>> = nodes
+            .into_iter()
+            .map(|n| Slot::new(cfg.seed, &n.name, n.model))
+            .collect();
         let mut world = World {
             now_ns: 0,
             end_ns: cfg.end_ns,
@@ -151,6 +159,7 @@ impl<N: Node> World<N> {
             level: cfg.level,
             net: Network::new(slots.len(), cfg.network),
             slots,
+            clocks,
             names,
             queue: Queue::new(),
             net_rng: stream(cfg.seed, "network"),
@@ -158,12 +167,9 @@ impl<N: Node> World<N> {
             fired: vec![false; cfg.faults.entries.len()],
             plan: cfg.faults,
             watches: Vec::new(),
-            // Room for a minute of a small world's facts. Growing from a smaller start
-            // (1024 -> 2048 entries of ~112 bytes) made glibc hand the grown buffer back to the
-            // kernel at the end of every run, and each run then page-faulted it in again: ~14
-            // faults and ~20 % of the wall time of a no-fault seed, and page faults contend
-            // between threads. Untouched capacity costs nothing (the pages are never faulted).
-            events: Vec::with_capacity(2048),
+            // The events of one step, handed to the recorder after it: a handful at a time.
+            events: Vec::with_capacity(16),
+            recorded: 0,
             stats: Stats::default(),
             next_msg_id: 0,
             out: Vec::new(),
@@ -179,18 +185,23 @@ impl<N: Node> World<N> {
         &self.names
     }
 
-    /// Runs to the end and hands over the history, however it ended: for tests that know
-    /// their world; [`World::run_to_end`] also says whether it stopped short.
+    /// Runs to the end and hands over the whole history, however it ended: for tests that
+    /// know their world; [`World::run_to_end`] streams the events and says whether it stopped
+    /// short.
     pub fn run(self) -> History<N::Msg, N::Obs> {
-        self.run_to_end().history
+        let mut keep = Keep::default();
+        let finished = self.run_to_end(&mut keep);
+        keep.into_history(finished.end)
     }
 
-    /// Runs to the end, or until a [`Stop`], and hands over what it has.
-    pub fn run_to_end(mut self) -> Finished<N::Msg, N::Obs> {
+    /// Runs to the end, or until a [`Stop`], handing each event to `recorder` as it happens.
+    /// The world keeps none of them: what a run holds in memory is what its recorder keeps.
+    pub fn run_to_end(mut self, recorder: &mut impl Recorder<N::Msg, N::Obs>) -> Finished {
         // Two counters, a compare and an increment each per item: what the budgets cost.
         let mut handled = 0u64;
         let mut at_this_instant = 0u64;
         let mut stopped = None;
+        self.hand_over(recorder);
         while let Some((t_ns, due)) = self.queue.pop_until(self.end_ns) {
             debug_assert!(t_ns >= self.now_ns, "time went backwards");
             at_this_instant = if t_ns == self.now_ns { at_this_instant + 1 } else { 1 };
@@ -213,29 +224,37 @@ impl<N: Node> World<N> {
                 continue;
             }
             self.dispatch(due);
+            self.hand_over(recorder);
         }
         let unfired = self.unfired();
-        let history = History {
-            names: self.names,
-            events: self.events,
-            clocks: self.slots.into_iter().map(|s| s.clock).collect(),
-            end_ns: self.end_ns,
-            stats: self.stats,
-        };
         Finished {
-            history,
+            end: RunEnd {
+                names: self.names,
+                clocks: self.clocks,
+                end_ns: self.end_ns,
+                stats: self.stats,
+                events: self.recorded,
+            },
             unfired,
             stopped,
         }
     }
 
-    /// Appends a fact to the history, stamped with the node's clock readings now (zeros for
+    /// Hands the step's events to `recorder`, numbered in the order they happened.
+    fn hand_over(&mut self, recorder: &mut impl Recorder<N::Msg, N::Obs>) {
+        for event in self.events.drain(..) {
+            recorder.record(self.recorded, event, &self.clocks);
+            self.recorded += 1;
+        }
+    }
+
+    /// Appends a fact to the step's events, stamped with the node's clock readings now (zeros for
     /// the network, which has no clock).
     fn push_event(&mut self, node: NodeId, what: What<N::Msg, N::Obs>) {
         let (wall_ns, mono_ns) = if node == NodeId::NET {
             (0, 0)
         } else {
-            let clock = &self.slots[node.index()].clock;
+            let clock = &self.clocks[node.index()];
             (clock.wall_now(self.now_ns), clock.mono_at(self.now_ns))
         };
         self.events.push(Event {

@@ -48,7 +48,7 @@ impl<N: Node> World<N> {
 
     pub(super) fn set_timer(&mut self, node: NodeId, tag: TimerTag, after_ns: u64) {
         self.timer(node, tag).generation += 1;
-        let clock = &self.slots[node.index()].clock;
+        let clock = &self.clocks[node.index()];
         let target_mono_ns = clock.mono_at(self.now_ns) + after_ns;
         let at_ns = clock.true_time_of_mono(target_mono_ns).max(self.now_ns);
         self.arm(node, tag, at_ns, target_mono_ns);
@@ -140,8 +140,8 @@ impl<N: Node> World<N> {
         }
         if let Life::Paused { .. } = slot.life {
             slot.pending.push(due);
-        } else if slot.clock.mono_at(self.now_ns) < target_mono_ns {
-            let at_ns = slot.clock.true_time_of_mono(target_mono_ns);
+        } else if self.clocks[node.index()].mono_at(self.now_ns) < target_mono_ns {
+            let at_ns = self.clocks[node.index()].true_time_of_mono(target_mono_ns);
             debug_assert!(at_ns > self.now_ns, "a timer re-armed for the same instant would loop");
             self.arm(node, tag, at_ns, target_mono_ns);
         } else {

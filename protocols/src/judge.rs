@@ -1,0 +1,52 @@
+//! A model's checkers as the run goes: a [`Judge`] is handed every event of the run's level
+//! in order, as it happens, and keeps only what its checkers need (the open holding
+//! intervals, the highest token accepted, ...), so judging a long run takes memory that does
+//! not grow with its length. At the end it gives the verdicts, in the model's invariant order.
+
+use locksim_sim::{ClockTrack, Event, History, RunEnd, Verdict};
+
+/// Judges a run from its events.
+pub trait Judge<M, O> {
+    /// Event `index` of the run's level, with every node's clock as it is at the event's time.
+    fn see(&mut self, index: usize, event: &Event<M, O>, clocks: &[ClockTrack]);
+
+    /// The verdicts once the run has ended, in the model's invariant order.
+    fn verdicts(self, end: &RunEnd) -> Vec<Verdict>;
+}
+
+/// A judge that keeps the whole history and checks it at the end: memory grows with the run.
+pub struct WholeHistory<M, O, F> {
+    events: Vec<Event<M, O>>,
+    check: F,
+}
+
+/// Judges with `check` over the whole history once the run has ended.
+pub fn whole_history<M, O, F>(check: F) -> WholeHistory<M, O, F>
+where
+    F: FnOnce(&History<M, O>) -> Vec<Verdict>,
+{
+    WholeHistory {
+        events: Vec::new(),
+        check,
+    }
+}
+
+impl<M: Clone, O: Clone, F> Judge<M, O> for WholeHistory<M, O, F>
+where
+    F: FnOnce(&History<M, O>) -> Vec<Verdict>,
+{
+    fn see(&mut self, _index: usize, event: &Event<M, O>, _clocks: &[ClockTrack]) {
+        self.events.push(event.clone());
+    }
+
+    fn verdicts(self, end: &RunEnd) -> Vec<Verdict> {
+        let history = History {
+            names: end.names.clone(),
+            events: self.events,
+            clocks: end.clocks.clone(),
+            end_ns: end.end_ns,
+            stats: end.stats,
+        };
+        (self.check)(&history)
+    }
+}
