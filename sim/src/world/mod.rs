@@ -147,7 +147,7 @@ impl<N: Node> World<N> {
     /// scenario loading checks both, so a violation here is an engine bug.
     pub fn new(nodes: Vec<NodeSetup<N>>, cfg: WorldConfig) -> Self {
         let names = Names::new(nodes.iter().map(|n| n.name.clone()).collect());
-        let clocks: Vec<ClockTrack> = nodes.iter().map(|n| ClockTrack::new(n.clock.clone())).collect();
+        let clocks: Vec<ClockTrack> = nodes.iter().map(|n| ClockTrack::new(n.clock)).collect();
         let slots: Vec<Slot<N>> = nodes
             .into_iter()
             .map(|n| Slot::new(cfg.seed, &n.name, n.model))
