@@ -159,6 +159,7 @@ const BAD_INPUT: u8 = 2;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    crate::temp_file::remove_on_interrupt();
     ExitCode::from(match cli.command {
         Command::Run {
             scenario,
