@@ -137,25 +137,30 @@ impl<N: Node> World<N> {
     }
 
     /// Applies effects in order. A fault triggered by a record takes effect at once: after a
-    /// pause the rest is held back until resume, after a crash it is lost.
+    /// pause the rest is held back until resume, after a crash it is lost. The node runs when
+    /// this starts, and only a record can fire a fault, so its lifecycle is read again only
+    /// after a record that fired one (not before every effect).
     pub(super) fn apply(&mut self, node: NodeId, effects: &mut Vec<Effect<N::Msg, N::Obs>>) {
+        debug_assert!(self.slots[node.index()].life == Life::Running);
         let mut effects = effects.drain(..);
         while let Some(effect) = effects.next() {
-            match self.slots[node.index()].life {
-                Life::Running => {}
-                Life::Paused { .. } => {
-                    let held = &mut self.slots[node.index()].held;
-                    held.push(effect);
-                    held.extend(effects);
-                    return;
-                }
-                Life::Crashed => return,
-            }
             match effect {
                 Effect::Send { to, msg } => self.send(node, to, msg),
                 Effect::SetTimer { tag, after_ns } => self.set_timer(node, tag, after_ns),
                 Effect::CancelTimer { tag } => self.cancel_timer(node, tag),
-                Effect::Record(obs) => self.observe(node, obs),
+                Effect::Record(obs) => {
+                    if !self.observe(node, obs) {
+                        continue;
+                    }
+                    match self.slots[node.index()].life {
+                        Life::Running => {}
+                        Life::Paused { .. } => {
+                            self.slots[node.index()].held.extend(effects);
+                            return;
+                        }
+                        Life::Crashed => return,
+                    }
+                }
             }
         }
     }

@@ -240,8 +240,14 @@ impl<N: Node> World<N> {
         }
     }
 
-    /// Hands the step's events to `recorder`, numbered in the order they happened.
+    /// Hands the step's events to `recorder`, numbered in the order they happened. Many steps
+    /// record nothing (a message that only makes a reply, at the facts level): they skip the
+    /// drain.
+    #[inline]
     fn hand_over(&mut self, recorder: &mut impl Recorder<N::Msg, N::Obs>) {
+        if self.events.is_empty() {
+            return;
+        }
         for event in self.events.drain(..) {
             recorder.record(self.recorded, event, &self.clocks);
             self.recorded += 1;

@@ -32,9 +32,11 @@ impl<N: Node> World<N> {
         }
     }
 
-    /// Records an observation and fires each fault whose watched event it completes.
-    pub(super) fn observe(&mut self, node: NodeId, obs: N::Obs) {
+    /// Records an observation and fires each fault whose watched event it completes; says
+    /// whether one fired (only then can the node's lifecycle have changed).
+    pub(super) fn observe(&mut self, node: NodeId, obs: N::Obs) -> bool {
         let kind = obs.kind();
+        let mut fired = false;
         self.push_event(node, What::Observe(obs));
         for w in 0..self.watches.len() {
             let watch = &mut self.watches[w];
@@ -43,9 +45,11 @@ impl<N: Node> World<N> {
                 if watch.remaining == 0 {
                     let fault = watch.fault;
                     self.fire(fault);
+                    fired = true;
                 }
             }
         }
+        fired
     }
 
     /// The plan entries that never fired, in plan order, with how many of the awaited events
