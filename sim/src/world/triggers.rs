@@ -7,6 +7,7 @@ use crate::history::What;
 use crate::ids::NodeId;
 use crate::node::{Node, Observation};
 use crate::queue::Due;
+use crate::record::Recorder;
 
 /// A fault waiting for the `nth` occurrence of a node's event.
 pub(super) struct Watch {
@@ -34,17 +35,17 @@ impl<N: Node> World<N> {
 
     /// Records an observation and fires each fault whose watched event it completes; says
     /// whether one fired (only then can the node's lifecycle have changed).
-    pub(super) fn observe(&mut self, node: NodeId, obs: N::Obs) -> bool {
+    pub(super) fn observe(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId, obs: N::Obs) -> bool {
         let kind = obs.kind();
         let mut fired = false;
-        self.push_event(node, What::Observe(obs));
+        self.push_event(rec, node, What::Observe(obs));
         for w in 0..self.watches.len() {
             let watch = &mut self.watches[w];
             if watch.remaining > 0 && watch.node == node && watch.event == kind {
                 watch.remaining -= 1;
                 if watch.remaining == 0 {
                     let fault = watch.fault;
-                    self.fire(fault);
+                    self.fire(rec, fault);
                     fired = true;
                 }
             }
