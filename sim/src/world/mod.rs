@@ -130,6 +130,8 @@ pub struct World<N: Node> {
     /// Per plan entry: whether its trigger came.
     fired: Vec<bool>,
     watches: Vec<Watch>,
+    /// How many of `watches` still wait for an event.
+    watching: usize,
     /// Each node's clock, by node index: beside the slots so a recorder can read them all.
     clocks: Vec<ClockTrack>,
     /// How many events the recorder has been handed: the next one's index.
@@ -165,6 +167,7 @@ impl<N: Node> World<N> {
             fired: vec![false; cfg.faults.entries.len()],
             plan: cfg.faults,
             watches: Vec::new(),
+            watching: 0,
             recorded: 0,
             stats: Stats::default(),
             next_msg_id: 0,
@@ -237,6 +240,7 @@ impl<N: Node> World<N> {
     /// Hands a fact to the recorder at once, numbered in the order they happen and stamped with
     /// the node's clock readings now (zeros for the network, which has no clock). Handed at
     /// once, not gathered per step: an event then crosses one move, not two.
+    #[inline]
     fn push_event(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId, what: What<N::Msg, N::Obs>) {
         let (wall_ns, mono_ns) = if node == NodeId::NET {
             (0, 0)
