@@ -54,6 +54,11 @@ impl Liveness {
         }
     }
 
+    #[cfg(test)]
+    pub fn kept(&self) -> usize {
+        self.keys.len() + self.keys_at_deadline.as_ref().map_or(0, Vec::len)
+    }
+
     /// Every event, before anything else sees it: keeps the keys as the window closes, and
     /// the last event inside it.
     pub fn passing(&mut self, at: At) {

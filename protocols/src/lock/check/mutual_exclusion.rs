@@ -102,6 +102,11 @@ impl MutualExclusion {
         }
     }
 
+    #[cfg(test)]
+    pub fn kept(&self) -> usize {
+        self.open.iter().map(Vec::len).sum::<usize>() + self.ended.len() + self.started.len()
+    }
+
     fn is_client(&self, node: NodeId) -> bool {
         self.is_client.get(node.index()).copied().unwrap_or(false)
     }

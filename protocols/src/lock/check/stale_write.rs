@@ -99,6 +99,11 @@ pub(super) struct StaleWrite {
 }
 
 impl StaleWrite {
+    #[cfg(test)]
+    pub fn kept(&self) -> usize {
+        self.pending.len() + self.pending_servers.len()
+    }
+
     pub fn fault<M, O>(&mut self, at: At, what: &What<M, O>) {
         match what {
             What::Crash { .. } => self.nodes.get_mut(at.node).down = true,

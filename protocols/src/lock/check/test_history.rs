@@ -139,21 +139,35 @@ pub fn setup(servers: &[NodeId], quorum: usize) -> LockSetup {
     }
 }
 
-/// Plays `h` through a [`LockJudge`] event by event, as a run records it (every event handed
-/// the history's final clocks, which agree with the clocks of the moment on the past).
+/// Plays `h` through a [`LockJudge`] event by event, as a run records it, every event handed
+/// the history's final clocks (which agree on the past with the clocks of each moment).
 pub fn verdicts(h: &LockHistory, setup: &LockSetup) -> Vec<Verdict> {
+    verdicts_as_recorded(h, setup, |_| h.clocks.clone())
+}
+
+/// Plays `h` through a [`LockJudge`], handing event `i` the clocks `clocks_at(i)` (the clocks
+/// as they were when it was recorded); the end gets the history's final clocks.
+pub fn verdicts_as_recorded(
+    h: &LockHistory,
+    setup: &LockSetup,
+    clocks_at: impl Fn(usize) -> Vec<ClockTrack>,
+) -> Vec<Verdict> {
     let mut judge = LockJudge::new(setup.clone());
     for (index, e) in h.events.iter().enumerate() {
-        Judge::<(), LockObs>::see(&mut judge, index, e, &h.clocks);
+        Judge::<(), LockObs>::see(&mut judge, index, e, &clocks_at(index));
     }
-    let end = RunEnd {
+    Judge::<(), LockObs>::verdicts(judge, &run_end(h))
+}
+
+/// What a run of `h` ends with.
+pub fn run_end(h: &LockHistory) -> RunEnd {
+    RunEnd {
         names: h.names.clone(),
         clocks: h.clocks.clone(),
         end_ns: h.end_ns,
         stats: h.stats,
         events: h.events.len(),
-    };
-    Judge::<(), LockObs>::verdicts(judge, &end)
+    }
 }
 
 /// The status of one invariant, judged over `h` with `setup`.
