@@ -5,13 +5,12 @@
 //! Kept: the max token accepted, whether any write was accepted, how many carried a token,
 //! and the first violation — a few words, whatever the run's length.
 
-use locksim_sim::Names;
 use locksim_sim::check::{Status, Violation, count};
 use locksim_sim::time::fmt_secs;
+use locksim_sim::{Names, NodeId};
 
 use super::At;
 use crate::lock::obs::LockObs;
-use locksim_sim::NodeId;
 
 #[derive(Default)]
 pub(super) struct FencingOrder {

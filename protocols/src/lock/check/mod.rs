@@ -4,11 +4,12 @@
 //! events — never a model's internal state — so a second driver that produces the same
 //! history is judged the same way.
 //!
-//! [`LockJudge`] hands each event to every checker in one pass as the run records it, so a
-//! long run is judged in memory that does not grow with its length: each checker's doc says
-//! what it keeps and what bounds it. Two things grow with the number of acquisitions (never
-//! with the events in between): the owner of each lease ([`Owners`]) and the keyed grants of
-//! `token_monotonic`; each file says why no smaller state gives the same verdicts.
+//! [`LockJudge`] hands each event, in one pass as the run records it, to the checkers that
+//! read its kind, so a long run is judged in memory that does not grow with its length: each
+//! checker's doc says what it keeps and what bounds it. Two things grow with the number of
+//! acquisitions (never with the events in between): the owner of each lease ([`Owners`]) and
+//! the keyed grants of `token_monotonic`; each file says why no smaller state gives the same
+//! verdicts.
 
 mod fencing_order;
 mod liveness;
