@@ -20,7 +20,7 @@
 //! The model is a model like the built-ins ([`model`]): a `ProtocolSpec` (kind, knobs, the lock
 //! invariants, its protections) and a configuration implementing `Protocol`, whose layout is
 //! declared once and whose run goes through `locksim::protocols::runner::run_world` to
-//! `check_lock`. Its scenarios are TOML (`durable.toml`, `volatile.toml` beside this file),
+//! `LockJudge`. Its scenarios are TOML (`durable.toml`, `volatile.toml` beside this file),
 //! loaded by locksim's loader against `Registry::builtin().with(&SPEC)`, so the kind, the
 //! knobs, `[[fault]]` node names and `after` events are checked as the catalogue's are.
 //! Exploration draws plans with `locksim::plans` over the scenario's `PlanShape` and fault
