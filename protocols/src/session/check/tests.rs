@@ -384,4 +384,18 @@ fn a_read_is_forgotten_once_its_app_server_starts_a_later_request() {
     // Without the later start it is judged.
     let h = history(vec![created(), read(12_000, 1, valid), served(13_002, 1)]);
     assert!(matches!(status(&h, SESSION_DEADLINE), Status::Violated(_)));
+    // The same for revocation: request 1's read after the logout is dropped, but still
+    // counted.
+    let started = (3_500, APP, SessionObs::RequestStarted { req: 2 });
+    let h = history(vec![
+        created(),
+        logout(2_000),
+        read(3_000, 1, valid),
+        started,
+        served(3_600, 1),
+    ]);
+    let Status::Held(why) = status(&h, SESSION_REVOCATION) else {
+        panic!()
+    };
+    assert!(why.contains("after it 0 of 1 read refused"), "{why}");
 }
