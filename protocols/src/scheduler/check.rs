@@ -57,14 +57,16 @@ struct Duplicate {
 /// What it keeps: the slots that fired and have no effect yet, with their first firing (in a
 /// healthy run only those whose job is in flight: a few per retry window; a slot that never
 /// gets its effect stays, as the violation it may turn out to be); every slot that committed
-/// an effect, with the time and worker of its first (24 bytes of key and 16 of value: a second
-/// effect may come at any later time, and its message names the first), so this grows with
-/// the slots run, one per period, and not with the events of each; the first second effect;
-/// and the counts the verdict reports.
+/// an effect, with the time and worker of its first, 24 bytes each (a second effect may come
+/// at any later time, and its message names the first), so this grows with the slots run, one
+/// per period, and not with the events of each; the first second effect; and the counts the
+/// verdict reports.
 pub struct ExactlyOnceJudge {
     settle_ns: u64,
     pending: BTreeMap<Slot, Fired>,
-    effects: BTreeMap<Slot, FirstEffect>,
+    /// Per job, its slots' first effects sorted by slot. Slots commit in about increasing
+    /// order, so an insertion is nearly always a push: a flat vector, not a map's nodes.
+    effects: Vec<(&'static str, Vec<(i64, FirstEffect)>)>,
     slots_fired: usize,
     firings: usize,
     repeats_stopped: usize,
@@ -78,7 +80,7 @@ impl ExactlyOnceJudge {
         ExactlyOnceJudge {
             settle_ns,
             pending: BTreeMap::new(),
-            effects: BTreeMap::new(),
+            effects: Vec::new(),
             slots_fired: 0,
             firings: 0,
             repeats_stopped: 0,
@@ -92,13 +94,14 @@ impl ExactlyOnceJudge {
         if !self.instances.contains(&by) {
             self.instances.push(by);
         }
-        match self.effects.get_mut(&slot) {
-            Some(effect) if !effect.fired => {
-                effect.fired = true;
+        let effects = slots_of(&mut self.effects, slot.0);
+        match effects.binary_search_by_key(&slot.1, |(s, _)| *s) {
+            Ok(i) if !effects[i].1.fired => {
+                effects[i].1.fired = true;
                 self.slots_fired += 1;
             }
-            Some(_) => {}
-            None => {
+            Ok(_) => {}
+            Err(_) => {
                 if let Entry::Vacant(v) = self.pending.entry(slot) {
                     v.insert(Fired { index, t_ns, by });
                     self.slots_fired += 1;
@@ -109,12 +112,14 @@ impl ExactlyOnceJudge {
 
     /// Keeps a slot's first effect; a later one is the violation (only the first is kept).
     fn on_effect(&mut self, index: usize, t_ns: u64, slot: Slot, worker: NodeId) {
-        match self.effects.get(&slot) {
-            None => {
+        let effects = slots_of(&mut self.effects, slot.0);
+        match effects.binary_search_by_key(&slot.1, |(s, _)| *s) {
+            Err(i) => {
                 let fired = self.pending.remove(&slot).is_some();
-                self.effects.insert(slot, FirstEffect { t_ns, worker, fired });
+                effects.insert(i, (slot.1, FirstEffect { t_ns, worker, fired }));
             }
-            Some(first) if self.duplicate.is_none() => {
+            Ok(i) if self.duplicate.is_none() => {
+                let first = &effects[i].1;
                 self.duplicate = Some(Duplicate {
                     index,
                     t_ns,
@@ -124,7 +129,7 @@ impl ExactlyOnceJudge {
                     first_worker: first.worker,
                 });
             }
-            Some(_) => {}
+            Ok(_) => {}
         }
     }
 
@@ -186,6 +191,18 @@ impl ExactlyOnceJudge {
         ));
         held
     }
+}
+
+/// `job`'s slots among `effects`.
+fn slots_of<'a, T>(effects: &'a mut Vec<(&'static str, Vec<T>)>, job: &'static str) -> &'a mut Vec<T> {
+    let at = match effects.iter().position(|(j, _)| *j == job) {
+        Some(at) => at,
+        None => {
+            effects.push((job, Vec::new()));
+            effects.len() - 1
+        }
+    };
+    &mut effects[at].1
 }
 
 impl Judge<SchedMsg, SchedObs> for ExactlyOnceJudge {

@@ -198,3 +198,27 @@ fn a_slot_whose_effect_was_seen_before_its_firing_counts_once_as_fired_and_run()
         "1 slot fired (2 firings by 1 instance), each with exactly one committed effect; 0 repeated deliveries ran nothing"
     );
 }
+
+#[test]
+fn effects_committed_out_of_slot_order_are_all_found_again() {
+    let h = history(
+        60_000,
+        vec![
+            fired(10_000, 1),
+            fired(20_000, 2),
+            effect(20_005, 2, 1),
+            effect(20_006, 1, 1),
+            effect(20_007, 2, 2),
+        ],
+    );
+    let Status::Violated(v) = status(&h, 5_000) else {
+        panic!()
+    };
+    assert_eq!(
+        (v.event, v.why.as_str()),
+        (
+            4,
+            "client-0 committed a second effect of settle slot 2 at 20.007 s; client-0 had committed one at 20.005 s"
+        )
+    );
+}
