@@ -50,3 +50,19 @@ where
         (self.check)(&history)
     }
 }
+
+/// The verdicts of `judge` over a whole history, as if it had been recorded: for checker
+/// tests, which build their histories by hand.
+#[cfg(test)]
+pub(crate) fn judge_history<M, O>(mut judge: impl Judge<M, O>, h: &History<M, O>) -> Vec<Verdict> {
+    for (index, event) in h.events.iter().enumerate() {
+        judge.see(index, event, &h.clocks);
+    }
+    judge.verdicts(&RunEnd {
+        names: h.names.clone(),
+        clocks: h.clocks.clone(),
+        end_ns: h.end_ns,
+        stats: h.stats,
+        events: h.events.len(),
+    })
+}

@@ -1,101 +1,179 @@
 //! `unique_ids` (no ID is issued twice) and `id_monotonic` (each generator's IDs strictly
-//! increase), over every event whose observation says it issued an ID.
+//! increase), judged as the run goes from every event whose observation says it issued an ID.
 
-use locksim_sim::History;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use locksim_sim::check::{Invariant, NodeTable, Status, Verdict, Violation, count};
 use locksim_sim::time::fmt_secs;
+use locksim_sim::{ClockTrack, Event, Names, NodeId, RunEnd, What};
 
 use super::IssuesIds;
+use crate::judge::Judge;
 
 pub const UNIQUE_IDS: Invariant = Invariant::new("unique_ids", "no ID is issued twice");
 pub const ID_MONOTONIC: Invariant = Invariant::new("id_monotonic", "each generator's IDs strictly increase");
 
-/// What [`check_ids`] judges, in its verdicts' order.
+/// What [`IdJudge`] judges, in its verdicts' order.
 pub const ID_INVARIANTS: &[Invariant] = &[UNIQUE_IDS, ID_MONOTONIC];
 
-/// Both ID checkers.
+/// Both ID checkers, fed one event at a time.
 ///
-/// `unique_ids` sorts the issued IDs rather than inserting them into a map as it goes: a run
-/// issues tens of thousands of IDs, and a sort of one flat vector costs a fraction of as many
-/// map insertions. The IDs are gathered per generator, whose IDs normally increase, so the
-/// vector is a few sorted runs end to end, which the standard (run-adaptive) sort merges in
-/// about linear time. The first violation is the earliest event that repeats an earlier ID.
-pub fn check_ids<M, O: IssuesIds>(h: &History<M, O>) -> Vec<Verdict> {
-    // Per generator: every ID it issued, with its event index.
-    let mut by_node: NodeTable<Vec<(u64, usize)>> = NodeTable::new();
-    // Per node: the last ID it issued.
-    let mut last: NodeTable<Option<u64>> = NodeTable::new();
-    let mut monotonic = None;
-    for (index, e, o) in h.observations() {
-        let Some(id) = o.issued_id() else { continue };
-        by_node.get_mut(e.node).push((id, index));
-        let prev = last.get_mut(e.node);
-        if monotonic.is_none()
+/// What it keeps: per generator, its last ID (for `id_monotonic`: one word per node) and the
+/// first ID that went backwards; and every issued ID with its event index and true time, 24
+/// bytes each. That list grows with the IDs issued and with nothing else — inherent to
+/// `unique_ids`, since any later ID may repeat any earlier one, and its message names the
+/// first issue's generator and time — and it is a third of what the history kept per ID.
+///
+/// `unique_ids` sorts the issued IDs at the end rather than inserting them into a map as they
+/// come: a run issues tens of thousands of IDs, and sorting flat vectors costs a fraction of as
+/// many map insertions. The IDs are kept per generator, whose IDs normally increase, so each
+/// vector is already sorted or a few sorted runs, which the standard (run-adaptive) sort
+/// handles in about linear time; the generators' vectors are then merged in place of being
+/// copied into one. The first violation is the earliest event that repeats an earlier ID.
+#[derive(Default)]
+pub struct IdJudge {
+    /// Per generator: every ID it issued, in issue order.
+    issued: NodeTable<Vec<Issue>>,
+    /// Per generator: the last ID it issued.
+    last: NodeTable<Option<u64>>,
+    /// The first ID lower than or equal to its generator's previous one.
+    backwards: Option<Backwards>,
+}
+
+/// One issued ID. Ordered by ID, then event index (distinct), as the repeat search needs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Issue {
+    id: u64,
+    index: usize,
+    t_ns: u64,
+}
+
+/// A generator issuing `id` after `prev`.
+struct Backwards {
+    index: usize,
+    t_ns: u64,
+    node: NodeId,
+    id: u64,
+    prev: u64,
+}
+
+impl<M, O: IssuesIds> Judge<M, O> for IdJudge {
+    fn see(&mut self, index: usize, e: &Event<M, O>, _clocks: &[ClockTrack]) {
+        let What::Observe(o) = &e.what else { return };
+        let Some(id) = o.issued_id() else { return };
+        let t_ns = e.t_ns;
+        self.issued.get_mut(e.node).push(Issue { id, index, t_ns });
+        let prev = self.last.get_mut(e.node);
+        if self.backwards.is_none()
             && let Some(prev) = *prev
             && id <= prev
         {
-            monotonic = Some(Violation {
-                event: index,
-                t_ns: e.t_ns,
-                why: format!(
-                    "{} issued ID {id:#x} at {} after it had issued {prev:#x}",
-                    h.names.of(e.node),
-                    fmt_secs(e.t_ns)
-                ),
+            let node = e.node;
+            self.backwards = Some(Backwards {
+                index,
+                t_ns,
+                node,
+                id,
+                prev,
             });
         }
         *prev = Some(id);
     }
-    let mut issued_ids: Vec<(u64, usize)> = by_node.into_entries().flat_map(|(_, ids)| ids).collect();
-    let issued = issued_ids.len();
-    // Sorted by (ID, event index), a repeat sits right after an earlier issue of its ID; the
-    // first violation is the repeat with the smallest index, and the ID's first issue is the
-    // one before it (every issue of an ID after the first is later than the second).
-    // (Pairs are distinct, so a stable sort orders them exactly as any sort would.)
-    issued_ids.sort();
-    let unique = issued_ids
-        .windows(2)
-        .filter(|w| w[0].0 == w[1].0)
-        .min_by_key(|w| w[1].1)
-        .map(|w| {
-            let (id, (first, repeat)) = (w[1].0, (&h.events[w[0].1], &h.events[w[1].1]));
-            Violation {
-                event: w[1].1,
-                t_ns: repeat.t_ns,
-                why: format!(
-                    "{} issued ID {id:#x} at {}, which {} had issued at {}",
-                    h.names.of(repeat.node),
-                    fmt_secs(repeat.t_ns),
-                    h.names.of(first.node),
-                    fmt_secs(first.t_ns)
-                ),
-            }
-        });
-    let verdict = |v: Option<Violation>, held: String| match (issued, v) {
-        (0, _) => Status::NotApplicable("no ID was issued".into()),
-        (_, Some(v)) => Status::Violated(v),
-        (_, None) => Status::Held(held),
-    };
-    vec![
-        Verdict {
-            invariant: UNIQUE_IDS,
-            status: verdict(unique, format!("{} issued, all distinct", count(issued, "ID"))),
-        },
-        Verdict {
-            invariant: ID_MONOTONIC,
-            status: verdict(
-                monotonic,
-                format!("{} issued, increasing per generator", count(issued, "ID")),
+
+    fn verdicts(self, end: &RunEnd) -> Vec<Verdict> {
+        let names = &end.names;
+        let monotonic = self.backwards.map(|b| Violation {
+            event: b.index,
+            t_ns: b.t_ns,
+            why: format!(
+                "{} issued ID {:#x} at {} after it had issued {:#x}",
+                names.of(b.node),
+                b.id,
+                fmt_secs(b.t_ns),
+                b.prev
             ),
-        },
-    ]
+        });
+        let (issued, repeat) = first_repeat(self.issued);
+        let unique = repeat.map(|(first, again)| repeat_violation(names, first, again));
+        let verdict = |v: Option<Violation>, held: String| match (issued, v) {
+            (0, _) => Status::NotApplicable("no ID was issued".into()),
+            (_, Some(v)) => Status::Violated(v),
+            (_, None) => Status::Held(held),
+        };
+        vec![
+            Verdict {
+                invariant: UNIQUE_IDS,
+                status: verdict(unique, format!("{} issued, all distinct", count(issued, "ID"))),
+            },
+            Verdict {
+                invariant: ID_MONOTONIC,
+                status: verdict(
+                    monotonic,
+                    format!("{} issued, increasing per generator", count(issued, "ID")),
+                ),
+            },
+        ]
+    }
+}
+
+/// An issue and its generator.
+type Placed = (Issue, NodeId);
+
+/// How many IDs were issued, and the earliest repeat with its ID's first issue.
+///
+/// In (ID, event index) order a repeat sits right after an earlier issue of its ID; the first
+/// violation is the repeat with the smallest index, and the ID's first issue is the one before
+/// it (every issue of an ID after the first is later than the second).
+fn first_repeat(issued: NodeTable<Vec<Issue>>) -> (usize, Option<(Placed, Placed)>) {
+    let mut runs: Vec<(NodeId, Vec<Issue>)> = issued.into_entries().filter(|(_, v)| !v.is_empty()).collect();
+    for (_, ids) in &mut runs {
+        ids.sort();
+    }
+    let total = runs.iter().map(|(_, ids)| ids.len()).sum();
+    let key = |i: &Issue, run: usize| Reverse((i.id, i.index, run));
+    let mut heads: BinaryHeap<_> = runs.iter().enumerate().map(|(r, (_, ids))| key(&ids[0], r)).collect();
+    let mut next = vec![0; runs.len()];
+    let (mut prev, mut first): (Option<Placed>, Option<(Placed, Placed)>) = (None, None);
+    while let Some(Reverse((_, _, r))) = heads.pop() {
+        let (node, ids) = &runs[r];
+        let here = (ids[next[r]], *node);
+        next[r] += 1;
+        if let Some(i) = ids.get(next[r]) {
+            heads.push(key(i, r));
+        }
+        if let Some(before) = prev
+            && before.0.id == here.0.id
+            && first.is_none_or(|(_, again)| here.0.index < again.0.index)
+        {
+            first = Some((before, here));
+        }
+        prev = Some(here);
+    }
+    (total, first)
+}
+
+fn repeat_violation(names: &Names, (first, by): Placed, (again, node): Placed) -> Violation {
+    Violation {
+        event: again.index,
+        t_ns: again.t_ns,
+        why: format!(
+            "{} issued ID {:#x} at {}, which {} had issued at {}",
+            names.of(node),
+            again.id,
+            fmt_secs(again.t_ns),
+            names.of(by),
+            fmt_secs(first.t_ns)
+        ),
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use locksim_sim::{Event, Names, NodeId, Stats, What};
+    use locksim_sim::{History, Stats};
 
     use super::*;
+    use crate::judge::judge_history;
 
     /// An observation that may carry an issued ID.
     struct Obs(Option<u64>);
@@ -127,6 +205,10 @@ mod tests {
         }
     }
 
+    fn check_ids(h: &History<(), Obs>) -> Vec<Verdict> {
+        judge_history(IdJudge::default(), h)
+    }
+
     fn words(v: &[Verdict]) -> Vec<(&'static str, &'static str)> {
         v.iter().map(|v| (v.invariant.id(), v.status.word())).collect()
     }
@@ -154,6 +236,39 @@ mod tests {
         );
         // Each generator's own IDs still increase.
         assert_eq!(v[1].status.word(), "held");
+    }
+
+    #[test]
+    fn the_earliest_repeat_is_reported_not_the_lowest_id_and_names_the_first_issue() {
+        // ID 0x14 is repeated at event 2, the lower ID 0x5 only at event 4; 0x14's third
+        // issue (event 5) names its first issuer, not its second.
+        let h = history(&[
+            (0, Some(5)),
+            (0, Some(20)),
+            (1, Some(20)),
+            (1, Some(21)),
+            (1, Some(5)),
+            (0, Some(20)),
+        ]);
+        let Status::Violated(x) = &check_ids(&h)[0].status else {
+            panic!()
+        };
+        assert_eq!(x.event, 2);
+        assert_eq!(
+            x.why,
+            "client-1 issued ID 0x14 at 0.002 s, which client-0 had issued at 0.001 s"
+        );
+        let h = history(&[(1, Some(20)), (0, Some(20)), (0, Some(20))]);
+        let Status::Violated(x) = &check_ids(&h)[0].status else {
+            panic!()
+        };
+        assert_eq!(
+            (x.event, x.why.as_str()),
+            (
+                1,
+                "client-0 issued ID 0x14 at 0.001 s, which client-1 had issued at 0.000 s"
+            )
+        );
     }
 
     #[test]

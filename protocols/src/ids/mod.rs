@@ -1,9 +1,9 @@
 //! What every ID generator shares: the `unique_ids` and `id_monotonic` checkers ([`check`]),
-//! which judge any model whose observations say which ID they issued ([`IssuesIds`]).
+//! which judge (as [`IdJudge`]) any model whose observations say which ID they issued ([`IssuesIds`]).
 
 pub mod check;
 
-pub use check::{ID_INVARIANTS, ID_MONOTONIC, UNIQUE_IDS, check_ids};
+pub use check::{ID_INVARIANTS, ID_MONOTONIC, IdJudge, UNIQUE_IDS};
 
 /// An observation that may record an issued ID: how the ID checkers find the IDs they judge in
 /// a model's own observation type.

@@ -1,4 +1,4 @@
-//! `exactly_once`, reading only the history: every `(job, slot)` that fired (some instance
+//! `exactly_once`, judged as the run goes: every `(job, slot)` that fired (some instance
 //! recorded `slot_fired`) has exactly one committed effect (the store's `effect_applied`).
 //!
 //! Two ways to break it: a second effect of a slot (violated at that effect), or none at all
@@ -7,153 +7,173 @@
 //! before the end is judged only for duplicates.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 
 use locksim_sim::check::count;
 use locksim_sim::time::{fmt_duration, fmt_secs};
-use locksim_sim::{History, Invariant, NodeId, Status, Verdict, Violation};
+use locksim_sim::{ClockTrack, Event, Invariant, Names, NodeId, RunEnd, Status, Verdict, Violation, What};
 
 use super::obs::{SchedMsg, SchedObs};
-
-type SchedHistory = History<SchedMsg, SchedObs>;
+use crate::judge::Judge;
 
 pub const EXACTLY_ONCE: Invariant = Invariant::new(
     "exactly_once",
     "each (job, slot) that fired has exactly one committed effect",
 );
 
-/// What [`check_exactly_once`] judges, in its verdicts' order.
+/// What [`ExactlyOnceJudge`] judges, in its verdicts' order.
 pub const SCHEDULER_INVARIANTS: &[Invariant] = &[EXACTLY_ONCE];
 
+/// A slot: its job and number.
+type Slot = (&'static str, i64);
+
+/// A slot's first firing.
 struct Fired {
     index: usize,
     t_ns: u64,
     by: NodeId,
 }
 
+/// A slot's first committed effect.
 struct FirstEffect {
     t_ns: u64,
     worker: NodeId,
+    /// Whether the slot had fired by then or has since (it counts among the slots fired).
+    fired: bool,
 }
 
-pub fn check_exactly_once(h: &SchedHistory, settle_ns: u64) -> Vec<Verdict> {
-    vec![Verdict {
-        invariant: EXACTLY_ONCE,
-        status: exactly_once(h, settle_ns),
-    }]
+/// A second effect of a slot.
+struct Duplicate {
+    index: usize,
+    t_ns: u64,
+    slot: Slot,
+    worker: NodeId,
+    first_ns: u64,
+    first_worker: NodeId,
 }
 
-fn exactly_once(h: &SchedHistory, settle_ns: u64) -> Status {
-    let mut slots = Slots::read(h);
-    if slots.fired.is_empty() {
-        return Status::NotApplicable("no slot fired".into());
-    }
-    let missing = slots.first_missing_effect(h, settle_ns);
-    let first = [slots.duplicate.take(), missing]
-        .into_iter()
-        .flatten()
-        .min_by_key(|v| v.event);
-    if let Some(v) = first {
-        return Status::Violated(v);
-    }
-    Status::Held(slots.held(settle_ns))
-}
-
-/// One pass over the history: each slot's first firing and first effect, the first second
-/// effect, and the counts the verdict reports.
-struct Slots<'h> {
-    fired: BTreeMap<(&'h str, i64), Fired>,
-    effects: BTreeMap<(&'h str, i64), FirstEffect>,
+/// `exactly_once`, fed one event at a time.
+///
+/// What it keeps: the slots that fired and have no effect yet, with their first firing (in a
+/// healthy run only those whose job is in flight: a few per retry window; a slot that never
+/// gets its effect stays, as the violation it may turn out to be); every slot that committed
+/// an effect, with the time and worker of its first, 24 bytes each (a second effect may come
+/// at any later time, and its message names the first), so this grows with the slots run, one
+/// per period, and not with the events of each; the first second effect; and the counts the
+/// verdict reports.
+pub struct ExactlyOnceJudge {
+    settle_ns: u64,
+    pending: BTreeMap<Slot, Fired>,
+    /// Per job, its slots' first effects sorted by slot. Slots commit in about increasing
+    /// order, so an insertion is nearly always a push: a flat vector, not a map's nodes.
+    effects: Vec<(&'static str, Vec<(i64, FirstEffect)>)>,
+    slots_fired: usize,
     firings: usize,
     repeats_stopped: usize,
     instances: Vec<NodeId>,
-    duplicate: Option<Violation>,
+    duplicate: Option<Duplicate>,
 }
 
-impl<'h> Slots<'h> {
-    fn read(h: &'h SchedHistory) -> Self {
-        let mut slots = Slots {
-            fired: BTreeMap::new(),
-            effects: BTreeMap::new(),
+impl ExactlyOnceJudge {
+    /// A judge for a scheduler whose instances keep re-sending a slot for `settle_ns`.
+    pub fn new(settle_ns: u64) -> Self {
+        ExactlyOnceJudge {
+            settle_ns,
+            pending: BTreeMap::new(),
+            effects: Vec::new(),
+            slots_fired: 0,
             firings: 0,
             repeats_stopped: 0,
             instances: Vec::new(),
             duplicate: None,
-        };
-        for (index, e, o) in h.observations() {
-            match o {
-                SchedObs::SlotFired { job, slot, .. } => {
-                    slots.firings += 1;
-                    if !slots.instances.contains(&e.node) {
-                        slots.instances.push(e.node);
-                    }
-                    slots.fired.entry((job, *slot)).or_insert(Fired {
-                        index,
-                        t_ns: e.t_ns,
-                        by: e.node,
-                    });
+        }
+    }
+
+    fn on_fired(&mut self, index: usize, t_ns: u64, slot: Slot, by: NodeId) {
+        self.firings += 1;
+        if !self.instances.contains(&by) {
+            self.instances.push(by);
+        }
+        let effects = slots_of(&mut self.effects, slot.0);
+        match effects.binary_search_by_key(&slot.1, |(s, _)| *s) {
+            Ok(i) if !effects[i].1.fired => {
+                effects[i].1.fired = true;
+                self.slots_fired += 1;
+            }
+            Ok(_) => {}
+            Err(_) => {
+                if let Entry::Vacant(v) = self.pending.entry(slot) {
+                    v.insert(Fired { index, t_ns, by });
+                    self.slots_fired += 1;
                 }
-                SchedObs::EffectApplied { job, slot, worker, .. } => {
-                    slots.on_effect(h, index, e.t_ns, (job, *slot), *worker)
-                }
-                SchedObs::DuplicateSuppressed { .. } | SchedObs::MarkChecked { done: true, .. } => {
-                    slots.repeats_stopped += 1
-                }
-                _ => {}
             }
         }
-        slots
     }
 
     /// Keeps a slot's first effect; a later one is the violation (only the first is kept).
-    fn on_effect(&mut self, h: &SchedHistory, index: usize, t_ns: u64, key: (&'h str, i64), worker: NodeId) {
-        match self.effects.get(&key) {
-            None => {
-                self.effects.insert(key, FirstEffect { t_ns, worker });
+    fn on_effect(&mut self, index: usize, t_ns: u64, slot: Slot, worker: NodeId) {
+        let effects = slots_of(&mut self.effects, slot.0);
+        match effects.binary_search_by_key(&slot.1, |(s, _)| *s) {
+            Err(i) => {
+                let fired = self.pending.remove(&slot).is_some();
+                effects.insert(i, (slot.1, FirstEffect { t_ns, worker, fired }));
             }
-            Some(first) if self.duplicate.is_none() => {
-                let (job, slot) = key;
-                self.duplicate = Some(Violation {
-                    event: index,
+            Ok(i) if self.duplicate.is_none() => {
+                let first = &effects[i].1;
+                self.duplicate = Some(Duplicate {
+                    index,
                     t_ns,
-                    why: format!(
-                        "{} committed a second effect of {job} slot {slot} at {}; {} had committed one at {}",
-                        h.names.of(worker),
-                        fmt_secs(t_ns),
-                        h.names.of(first.worker),
-                        fmt_secs(first.t_ns)
-                    ),
+                    slot,
+                    worker,
+                    first_ns: first.t_ns,
+                    first_worker: first.worker,
                 });
             }
-            Some(_) => {}
+            Ok(_) => {}
+        }
+    }
+
+    fn status(&self, end: &RunEnd) -> Status {
+        if self.slots_fired == 0 {
+            return Status::NotApplicable("no slot fired".into());
+        }
+        let duplicate = self.duplicate.as_ref().map(|d| d.violation(&end.names));
+        let first = [duplicate, self.first_missing_effect(end)]
+            .into_iter()
+            .flatten()
+            .min_by_key(|v| v.event);
+        match first {
+            Some(v) => Status::Violated(v),
+            None => Status::Held(self.held()),
         }
     }
 
     /// The first slot (in key order) that fired at least `settle_ns` before the end and has
     /// no effect.
-    fn first_missing_effect(&self, h: &SchedHistory, settle_ns: u64) -> Option<Violation> {
-        let settled_by = h.end_ns.saturating_sub(settle_ns);
-        self.fired
+    fn first_missing_effect(&self, end: &RunEnd) -> Option<Violation> {
+        let settled_by = end.end_ns.saturating_sub(self.settle_ns);
+        self.pending
             .iter()
-            .find(|(key, f)| f.t_ns <= settled_by && !self.effects.contains_key(*key))
+            .find(|(_, f)| f.t_ns <= settled_by)
             .map(|((job, slot), f)| Violation {
                 event: f.index,
                 t_ns: f.t_ns,
                 why: format!(
                     "{job} slot {slot} fired at {} (first by {}) and no effect was committed by the end, {} later",
                     fmt_secs(f.t_ns),
-                    h.names.of(f.by),
-                    fmt_duration(h.end_ns - f.t_ns)
+                    end.names.of(f.by),
+                    fmt_duration(end.end_ns - f.t_ns)
                 ),
             })
     }
 
     /// What the verdict says when nothing broke: every slot still without an effect fired
     /// within the last `settle_ns`.
-    fn held(&self, settle_ns: u64) -> String {
-        let unsettled = self.fired.keys().filter(|key| !self.effects.contains_key(*key)).count();
+    fn held(&self) -> String {
+        let unsettled = self.pending.len();
         let mut held = format!(
             "{} fired ({} by {}), each with at most one committed effect",
-            count(self.fired.len(), "slot"),
+            count(self.slots_fired, "slot"),
             count(self.firings, "firing"),
             count(self.instances.len(), "instance")
         );
@@ -162,7 +182,7 @@ impl<'h> Slots<'h> {
         } else {
             held.push_str(&format!(
                 " ({unsettled} fired in the last {} and not yet run)",
-                fmt_duration(settle_ns)
+                fmt_duration(self.settle_ns)
             ));
         }
         held.push_str(&format!(
@@ -173,191 +193,55 @@ impl<'h> Slots<'h> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use locksim_sim::{ClockTrack, Event, Names, Stats, What};
+/// `job`'s slots among `effects`.
+fn slots_of<'a, T>(effects: &'a mut Vec<(&'static str, Vec<T>)>, job: &'static str) -> &'a mut Vec<T> {
+    let at = match effects.iter().position(|(j, _)| *j == job) {
+        Some(at) => at,
+        None => {
+            effects.push((job, Vec::new()));
+            effects.len() - 1
+        }
+    };
+    &mut effects[at].1
+}
 
-    use super::*;
-    use crate::scheduler::obs::JOB;
-
-    use locksim_sim::time::NS_PER_MS;
-    const WORKER: NodeId = NodeId(0);
-    const SERVER: NodeId = NodeId(1);
-    const STORE: NodeId = NodeId(2);
-
-    fn history(end_ms: u64, obs: Vec<(u64, NodeId, SchedObs)>) -> SchedHistory {
-        History {
-            names: Names::new(vec!["client-0".into(), "server-0".into(), "resource".into()]),
-            events: obs
-                .into_iter()
-                .map(|(ms, node, o)| Event {
-                    t_ns: ms * NS_PER_MS,
-                    node,
-                    wall_ns: (ms * NS_PER_MS) as i64,
-                    mono_ns: ms * NS_PER_MS,
-                    what: What::Observe(o),
-                })
-                .collect(),
-            clocks: vec![ClockTrack::default(); 3],
-            end_ns: end_ms * NS_PER_MS,
-            stats: Stats::default(),
+impl Judge<SchedMsg, SchedObs> for ExactlyOnceJudge {
+    fn see(&mut self, index: usize, e: &Event<SchedMsg, SchedObs>, _clocks: &[ClockTrack]) {
+        let What::Observe(o) = &e.what else { return };
+        match o {
+            SchedObs::SlotFired { job, slot, .. } => self.on_fired(index, e.t_ns, (*job, *slot), e.node),
+            SchedObs::EffectApplied { job, slot, worker, .. } => self.on_effect(index, e.t_ns, (*job, *slot), *worker),
+            SchedObs::DuplicateSuppressed { .. } | SchedObs::MarkChecked { done: true, .. } => {
+                self.repeats_stopped += 1
+            }
+            _ => {}
         }
     }
 
-    fn fired(ms: u64, slot: i64) -> (u64, NodeId, SchedObs) {
-        let obs = SchedObs::SlotFired {
-            job: JOB,
-            slot,
-            worker: WORKER,
-        };
-        (ms, SERVER, obs)
-    }
-
-    fn effect(ms: u64, slot: i64, nth: u32) -> (u64, NodeId, SchedObs) {
-        let obs = SchedObs::EffectApplied {
-            job: JOB,
-            slot,
-            worker: WORKER,
-            nth,
-            counter: 0,
-        };
-        (ms, STORE, obs)
-    }
-
-    fn status(h: &SchedHistory, settle_ms: u64) -> Status {
-        check_exactly_once(h, settle_ms * NS_PER_MS).remove(0).status
-    }
-
-    #[test]
-    fn a_second_effect_is_violated_at_that_effect() {
-        let h = history(
-            60_000,
-            vec![fired(10_000, 1), effect(10_005, 1, 1), effect(13_005, 1, 2)],
-        );
-        let Status::Violated(v) = status(&h, 5_000) else {
-            panic!()
-        };
-        assert_eq!((v.event, v.t_ns), (2, 13_005 * NS_PER_MS));
-    }
-
-    #[test]
-    fn a_settled_slot_without_an_effect_is_violated_an_unsettled_one_is_not_judged() {
-        let h = history(60_000, vec![fired(10_000, 1), effect(10_005, 1, 1), fired(50_000, 5)]);
-        let Status::Violated(v) = status(&h, 5_000) else {
-            panic!("slot 5 had 10 s to run")
-        };
-        assert_eq!(v.event, 2);
-        assert!(v.why.contains("slot 5 fired at 50.000 s"), "{}", v.why);
-        let Status::Held(why) = status(&h, 15_000) else {
-            panic!("slot 5 is still within its retry window")
-        };
-        assert!(
-            why.contains("at most one") && why.contains("1 fired in the last 15 s"),
-            "{why}"
-        );
-        let h = history(60_000, vec![effect(10_005, 1, 1)]);
-        assert!(matches!(status(&h, 5_000), Status::NotApplicable(_)));
-    }
-
-    #[test]
-    fn a_slot_fired_exactly_settle_before_the_end_is_judged_for_its_effect() {
-        // Fired at 55 s, settle 5 s, end 60 s: its instances had their whole retry window.
-        let h = history(60_000, vec![fired(55_000, 1)]);
-        let Status::Violated(v) = status(&h, 5_000) else {
-            panic!("settled at the end")
-        };
-        assert_eq!(
-            v.why,
-            "settle slot 1 fired at 55.000 s (first by server-0) and no effect was committed by the end, 5 s later"
-        );
-        let h = history(60_000, vec![fired(55_001, 1)]);
-        let Status::Held(why) = status(&h, 5_000) else {
-            panic!("not settled yet")
-        };
-        assert!(why.contains("(1 fired in the last 5 s and not yet run)"), "{why}");
-        // Fired as late, but run: nothing is left unsettled.
-        let h = history(60_000, vec![fired(55_001, 1), effect(55_005, 1, 1)]);
-        let Status::Held(why) = status(&h, 5_000) else { panic!() };
-        assert!(why.contains("exactly one") && !why.contains("not yet run"), "{why}");
-    }
-
-    #[test]
-    fn the_held_verdict_counts_slots_firings_instances_and_stopped_repeats() {
-        let suppressed = SchedObs::DuplicateSuppressed {
-            job: JOB,
-            slot: 1,
-            worker: WORKER,
-        };
-        let h = history(
-            60_000,
-            vec![
-                fired(10_000, 1),
-                (
-                    10_001,
-                    WORKER,
-                    SchedObs::SlotFired {
-                        job: JOB,
-                        slot: 1,
-                        worker: WORKER,
-                    },
-                ),
-                effect(10_005, 1, 1),
-                (10_006, STORE, suppressed),
-                (10_007, WORKER, SchedObs::MarkChecked { slot: 1, done: true }),
-                (10_008, WORKER, SchedObs::MarkChecked { slot: 1, done: false }),
-            ],
-        );
-        let Status::Held(why) = status(&h, 5_000) else { panic!() };
-        assert_eq!(
-            why,
-            "1 slot fired (2 firings by 2 instances), each with exactly one committed effect; 2 repeated deliveries ran nothing"
-        );
-        let h = history(
-            60_000,
-            vec![
-                fired(10_000, 1),
-                effect(10_005, 1, 1),
-                fired(20_000, 2),
-                effect(20_005, 2, 1),
-            ],
-        );
-        let Status::Held(why) = status(&h, 5_000) else { panic!() };
-        assert_eq!(
-            why,
-            "2 slots fired (2 firings by 1 instance), each with exactly one committed effect; 0 repeated deliveries ran nothing"
-        );
-    }
-
-    #[test]
-    fn the_earliest_of_a_duplicate_and_a_missing_effect_is_reported() {
-        // Slot 2 fired (event 1) before slot 1's second effect (event 3).
-        let h = history(
-            60_000,
-            vec![
-                fired(10_000, 1),
-                fired(11_000, 2),
-                effect(12_000, 1, 1),
-                effect(13_000, 1, 2),
-            ],
-        );
-        let Status::Violated(v) = status(&h, 5_000) else {
-            panic!()
-        };
-        assert_eq!(v.event, 1, "{}", v.why);
-        // The second effect (event 2) before slot 2 fired (event 3); a third effect adds nothing.
-        let h = history(
-            60_000,
-            vec![
-                fired(10_000, 1),
-                effect(12_000, 1, 1),
-                effect(13_000, 1, 2),
-                fired(14_000, 2),
-                effect(15_000, 1, 3),
-            ],
-        );
-        let Status::Violated(v) = status(&h, 5_000) else {
-            panic!()
-        };
-        assert_eq!((v.event, v.t_ns), (2, 13_000 * NS_PER_MS));
+    fn verdicts(self, end: &RunEnd) -> Vec<Verdict> {
+        vec![Verdict {
+            invariant: EXACTLY_ONCE,
+            status: self.status(end),
+        }]
     }
 }
+
+impl Duplicate {
+    fn violation(&self, names: &Names) -> Violation {
+        let (job, slot) = self.slot;
+        Violation {
+            event: self.index,
+            t_ns: self.t_ns,
+            why: format!(
+                "{} committed a second effect of {job} slot {slot} at {}; {} had committed one at {}",
+                names.of(self.worker),
+                fmt_secs(self.t_ns),
+                names.of(self.first_worker),
+                fmt_secs(self.first_ns)
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

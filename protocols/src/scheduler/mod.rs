@@ -13,7 +13,6 @@ pub mod worker;
 
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
-use crate::judge::whole_history;
 use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_MS};
 use crate::layout::{Layout, Role};
 use crate::outcome::Outcome;
@@ -187,7 +186,7 @@ impl Protocol for Scheduler {
             setting,
             seed,
             level,
-            whole_history(move |h| check::check_exactly_once(h, settle_ns)),
+            check::ExactlyOnceJudge::new(settle_ns),
         )
     }
 }

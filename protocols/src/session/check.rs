@@ -1,4 +1,4 @@
-//! The session checkers, reading only the history.
+//! The session checkers, judging the run's facts as they are recorded ([`SessionJudge`]).
 //!
 //! **Served.** A request is served as the session when its app server records
 //! `request_served`, which it does exactly when the store answered its read with a valid
@@ -20,16 +20,16 @@
 //! deadline, as the store's own SQL has it (valid while `idle_until > now`): a read at the
 //! deadline reads an ended session, and a save at the deadline refreshes nothing.
 
-use std::collections::BTreeMap;
-
-use locksim_sim::check::count;
-use locksim_sim::time::{fmt_duration, fmt_secs, fmt_signed_secs};
-use locksim_sim::{History, Invariant, NodeId, Status, Verdict, Violation};
+use locksim_sim::{ClockTrack, Event, Invariant, Names, NodeId, RunEnd, Verdict, Violation, What};
 
 use super::obs::{SessionMsg, SessionObs};
-use super::store::{Prior, ReadAnswer};
+use crate::judge::Judge;
 
-type SessionHistory = History<SessionMsg, SessionObs>;
+mod deadline;
+mod revocation;
+
+use deadline::Deadline;
+use revocation::Revocation;
 
 pub const SESSION_REVOCATION: Invariant = Invariant::new(
     "session_revocation",
@@ -40,223 +40,55 @@ pub const SESSION_DEADLINE: Invariant = Invariant::new(
     "no request is served after the session's idle or absolute deadline (store clock)",
 );
 
-/// What [`check_sessions`] judges, in its verdicts' order.
+/// What [`SessionJudge`] judges, in its verdicts' order.
 pub const SESSION_INVARIANTS: &[Invariant] = &[SESSION_REVOCATION, SESSION_DEADLINE];
 
-/// Both session checkers.
-pub fn check_sessions(h: &SessionHistory) -> Vec<Verdict> {
-    vec![
-        Verdict {
-            invariant: SESSION_REVOCATION,
-            status: revocation(h),
-        },
-        Verdict {
-            invariant: SESSION_DEADLINE,
-            status: deadline(h),
-        },
-    ]
+/// Both session checkers, fed one event at a time. What each keeps, and why it is bounded,
+/// is on [`Revocation`] and [`Deadline`].
+#[derive(Default)]
+pub struct SessionJudge {
+    revocation: Revocation,
+    deadline: Deadline,
 }
 
-fn prior_text(prior: &Prior) -> String {
-    match prior {
-        Prior::Current => "over the version it read".into(),
-        Prior::Newer { version } => format!("over version {version}"),
-        Prior::Revoked { version } => format!("over the revoked version {version}"),
-        Prior::Missing => "re-creating the deleted row".into(),
-        Prior::Expired { version } => format!("over the expired version {version}"),
+impl Judge<SessionMsg, SessionObs> for SessionJudge {
+    fn see(&mut self, index: usize, e: &Event<SessionMsg, SessionObs>, _clocks: &[ClockTrack]) {
+        let What::Observe(o) = &e.what else { return };
+        self.revocation.see(index, e, o);
+        self.deadline.see(index, e, o);
     }
-}
 
-fn revocation(h: &SessionHistory) -> Status {
-    let mut logout: Option<u64> = None;
-    // Reads the store answered after the logout, by (app server, request).
-    let mut late_reads: BTreeMap<(NodeId, u64), u64> = BTreeMap::new();
-    let (mut reads_refused, mut saves_refused) = (0, 0);
-    for (index, e, o) in h.observations() {
-        match (o, logout) {
-            (SessionObs::SessionRevoked { .. }, None) => logout = Some(e.t_ns),
-            (SessionObs::SessionRead { client, req, answer }, Some(_)) => {
-                late_reads.insert((*client, *req), e.t_ns);
-                if matches!(answer, ReadAnswer::Invalid { .. }) {
-                    reads_refused += 1;
-                }
-            }
-            (SessionObs::RequestServed { req, .. }, Some(out_ns)) => {
-                if let Some(read_ns) = late_reads.get(&(e.node, *req)) {
-                    return Status::Violated(Violation {
-                        event: index,
-                        t_ns: e.t_ns,
-                        why: format!(
-                            "{} served request #{req} as the session at {}: the store read it at {}, after the logout committed at {}",
-                            h.names.of(e.node),
-                            fmt_secs(e.t_ns),
-                            fmt_secs(*read_ns),
-                            fmt_secs(out_ns)
-                        ),
-                    });
-                }
-            }
-            (
-                SessionObs::SessionSaved {
-                    client,
-                    req,
-                    record,
-                    prior,
-                },
-                Some(out_ns),
-            ) if !record.revoked => {
-                return Status::Violated(Violation {
-                    event: index,
-                    t_ns: e.t_ns,
-                    why: format!(
-                        "{}'s save (request #{req}) at {} made the session valid again ({}) after the logout committed at {}",
-                        h.names.of(*client),
-                        fmt_secs(e.t_ns),
-                        prior_text(prior),
-                        fmt_secs(out_ns)
-                    ),
-                });
-            }
-            (SessionObs::SaveRefused { .. }, Some(_)) => saves_refused += 1,
-            _ => {}
-        }
-    }
-    match logout {
-        None => Status::NotApplicable("the session was never logged out".into()),
-        Some(out_ns) if late_reads.is_empty() && saves_refused == 0 => Status::NotApplicable(format!(
-            "nothing reached the store after the logout at {}",
-            fmt_secs(out_ns)
-        )),
-        Some(out_ns) => Status::Held(format!(
-            "logout committed at {}; after it {reads_refused} of {} refused and {} refused; none served or revived",
-            fmt_secs(out_ns),
-            count(late_reads.len(), "read"),
-            count(saves_refused, "late save")
-        )),
+    fn verdicts(self, end: &RunEnd) -> Vec<Verdict> {
+        vec![
+            Verdict {
+                invariant: SESSION_REVOCATION,
+                status: self.revocation.status(&end.names),
+            },
+            Verdict {
+                invariant: SESSION_DEADLINE,
+                status: self.deadline.status(&end.names),
+            },
+        ]
     }
 }
 
-/// The session's life by the store's clock.
-struct Life {
-    idle_ns: u64,
-    absolute_at_ns: i64,
-    /// When it ends: `min(last refresh + idle, absolute_at_ns)`.
-    ends_at_ns: i64,
-}
-
-impl Life {
-    /// The life the store set up at creation, at its wall clock `wall_ns`.
-    fn created(wall_ns: i64, idle_ns: u64, absolute_ns: u64) -> Self {
-        let absolute_at_ns = wall_ns.saturating_add(absolute_ns as i64);
-        Life {
-            idle_ns,
-            absolute_at_ns,
-            ends_at_ns: wall_ns.saturating_add(idle_ns as i64).min(absolute_at_ns),
-        }
-    }
-
-    /// A committed save at `wall_ns`: before the end it pushes the idle deadline on; at or
-    /// after it, the session is over for good.
-    fn refresh(&mut self, wall_ns: i64) {
-        if wall_ns < self.ends_at_ns {
-            self.ends_at_ns = wall_ns.saturating_add(self.idle_ns as i64).min(self.absolute_at_ns);
-        }
-    }
-
-    fn which(&self) -> &'static str {
-        if self.ends_at_ns == self.absolute_at_ns {
-            "absolute"
-        } else {
-            "idle"
-        }
-    }
-}
-
-/// What the store's read of a request saw.
-struct ReadAt {
+/// A violation found during the run. Node names are known only once it ends, and every
+/// session violation's text starts with one: `why` is the text after it.
+struct Found {
+    event: usize,
     t_ns: u64,
-    wall_ns: i64,
-    /// The session's end and which deadline it is, at the read.
-    ends: Option<(i64, &'static str)>,
+    who: NodeId,
+    why: String,
 }
 
-fn deadline(h: &SessionHistory) -> Status {
-    let mut life: Option<Life> = None;
-    let mut reads: BTreeMap<(NodeId, u64), ReadAt> = BTreeMap::new();
-    let (mut served, mut refused_late) = (0, 0);
-    for (index, e, o) in h.observations() {
-        let wall = e.wall_ns;
-        match o {
-            SessionObs::SessionCreated {
-                idle_ns, absolute_ns, ..
-            } => life = Some(Life::created(wall, *idle_ns, *absolute_ns)),
-            SessionObs::SessionSaved { .. } => {
-                if let Some(l) = life.as_mut() {
-                    l.refresh(wall);
-                }
-            }
-            SessionObs::SessionRead { client, req, answer } => {
-                let ends = life.as_ref().map(|l| (l.ends_at_ns, l.which()));
-                if matches!(answer, ReadAnswer::Invalid { .. }) && ends.is_some_and(|(end, _)| wall >= end) {
-                    refused_late += 1;
-                }
-                reads.insert(
-                    (*client, *req),
-                    ReadAt {
-                        t_ns: e.t_ns,
-                        wall_ns: wall,
-                        ends,
-                    },
-                );
-            }
-            SessionObs::RequestServed { req, .. } => {
-                let Some(read) = reads.get(&(e.node, *req)) else {
-                    continue;
-                };
-                served += 1;
-                if let Some(v) = served_after_end(h, index, e.t_ns, e.node, *req, read) {
-                    return Status::Violated(v);
-                }
-            }
-            _ => {}
+impl Found {
+    fn violation(self, names: &Names) -> Violation {
+        Violation {
+            event: self.event,
+            t_ns: self.t_ns,
+            why: format!("{}{}", names.of(self.who), self.why),
         }
     }
-    if life.is_none() {
-        return Status::NotApplicable("no session was created".into());
-    }
-    if reads.is_empty() {
-        return Status::NotApplicable("no request read the session".into());
-    }
-    Status::Held(format!(
-        "{} served, each read before the session's deadlines; {} after a deadline refused",
-        count(served, "request"),
-        count(refused_late, "read")
-    ))
-}
-
-/// The violation when `node` served request `req` on a read that came at or after the
-/// session's end.
-fn served_after_end(
-    h: &SessionHistory,
-    index: usize,
-    t_ns: u64,
-    node: NodeId,
-    req: u64,
-    read: &ReadAt,
-) -> Option<Violation> {
-    let (end, which) = read.ends.filter(|(end, _)| read.wall_ns >= *end)?;
-    Some(Violation {
-        event: index,
-        t_ns,
-        why: format!(
-            "{} served request #{req}: the store read the session at {} (its clock {}), {} past the session's {which} deadline {}",
-            h.names.of(node),
-            fmt_secs(read.t_ns),
-            fmt_signed_secs(read.wall_ns),
-            fmt_duration((read.wall_ns - end) as u64),
-            fmt_signed_secs(end)
-        ),
-    })
 }
 
 #[cfg(test)]

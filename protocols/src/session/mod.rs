@@ -16,7 +16,6 @@ pub mod store;
 
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
-use crate::judge::whole_history;
 use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS, MAX_MS};
 use crate::layout::{Layout, Role};
 use crate::outcome::Outcome;
@@ -220,7 +219,7 @@ impl Protocol for SessionCas {
             setting,
             seed,
             level,
-            whole_history(check::check_sessions),
+            check::SessionJudge::default(),
         )
     }
 }

@@ -15,8 +15,7 @@ pub mod world;
 
 use locksim_sim::{Level, NodeId, NodeSetup};
 
-use crate::ids::check_ids;
-use crate::judge::whole_history;
+use crate::ids::IdJudge;
 use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS, MAX_MS as MAX_BURST_AT_MS};
 use crate::layout::{Layout, Role};
 use crate::outcome::Outcome;
@@ -250,6 +249,6 @@ impl Protocol for Snowflake {
     }
 
     fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
-        run_world(self.build(setting), setting, seed, level, whole_history(check_ids))
+        run_world(self.build(setting), setting, seed, level, IdJudge::default())
     }
 }

@@ -1,7 +1,11 @@
-use locksim_sim::{ClockTrack, Event, Names, Stats, What};
+use locksim_sim::{ClockTrack, Event, History, Names, Stats, Status, What};
 
 use super::*;
-use crate::session::store::{Invalid, Record, Refusal};
+use crate::judge::judge_history;
+use crate::session::obs::SessionMsg;
+
+type SessionHistory = History<SessionMsg, SessionObs>;
+use crate::session::store::{Invalid, Prior, ReadAnswer, Record, Refusal};
 
 const S: i64 = 1_000_000_000;
 const APP: NodeId = NodeId(0);
@@ -63,6 +67,10 @@ fn served(ms: i64, req: u64) -> (i64, NodeId, SessionObs) {
             record: record(1, 10),
         },
     )
+}
+
+fn check_sessions(h: &SessionHistory) -> Vec<Verdict> {
+    judge_history(SessionJudge::default(), h)
 }
 
 fn status(h: &SessionHistory, i: Invariant) -> Status {
@@ -327,4 +335,67 @@ fn a_save_that_commits_a_live_record_after_the_logout_revives_the_session() {
         why.starts_with("logout committed at 2.000 s; after it 1 of 1 read refused"),
         "{why}"
     );
+}
+
+#[test]
+fn late_reads_are_counted_per_request_and_found_out_of_order() {
+    let refused = ReadAnswer::Invalid { why: Invalid::Revoked };
+    let valid = ReadAnswer::Valid { record: record(1, 10) };
+    // After the logout: request 2 read, then a delayed READ of request 1, then request 2's
+    // READ again (duplicated): two requests read, one refused.
+    let after = vec![
+        created(),
+        logout(2_000),
+        read(3_000, 2, refused),
+        read(3_100, 1, valid),
+        read(3_200, 2, valid),
+    ];
+    let Status::Held(why) = status(&history(after.clone()), SESSION_REVOCATION) else {
+        panic!()
+    };
+    assert!(why.contains("after it 1 of 2 reads refused"), "{why}");
+    // Request 1, read below the latest request, is still found when it is served.
+    let mut served_late = after;
+    served_late.push(served(3_300, 1));
+    let Status::Violated(v) = status(&history(served_late), SESSION_REVOCATION) else {
+        panic!("request 1 was read after the logout")
+    };
+    assert_eq!(
+        v.why,
+        "client-0 served request #1 as the session at 3.300 s: the store read it at 3.100 s, after the logout committed at 2.000 s"
+    );
+}
+
+#[test]
+fn a_read_is_forgotten_once_its_app_server_starts_a_later_request() {
+    // An app server serves only the request it started last, so request 1's read (after the
+    // deadline) is dropped when request 2 starts: were it kept, this serve would be judged.
+    let valid = ReadAnswer::Valid { record: record(1, 10) };
+    let h = history(vec![
+        created(),
+        read(12_000, 1, valid),
+        (13_000, APP, SessionObs::RequestStarted { req: 2 }),
+        served(13_002, 1),
+    ]);
+    let Status::Held(why) = status(&h, SESSION_DEADLINE) else {
+        panic!()
+    };
+    assert!(why.starts_with("0 requests served"), "{why}");
+    // Without the later start it is judged.
+    let h = history(vec![created(), read(12_000, 1, valid), served(13_002, 1)]);
+    assert!(matches!(status(&h, SESSION_DEADLINE), Status::Violated(_)));
+    // The same for revocation: request 1's read after the logout is dropped, but still
+    // counted.
+    let started = (3_500, APP, SessionObs::RequestStarted { req: 2 });
+    let h = history(vec![
+        created(),
+        logout(2_000),
+        read(3_000, 1, valid),
+        started,
+        served(3_600, 1),
+    ]);
+    let Status::Held(why) = status(&h, SESSION_REVOCATION) else {
+        panic!()
+    };
+    assert!(why.contains("after it 0 of 1 read refused"), "{why}");
 }
