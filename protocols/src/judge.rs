@@ -3,7 +3,7 @@
 //! intervals, the highest token accepted, ...), so judging a long run takes memory that does
 //! not grow with its length. At the end it gives the verdicts, in the model's invariant order.
 
-use locksim_sim::{ClockTrack, Event, History, RunEnd, Verdict};
+use locksim_sim::{ClockTrack, Event, RunEnd, Verdict};
 
 /// Judges a run from its events.
 pub trait Judge<M, O> {
@@ -14,47 +14,10 @@ pub trait Judge<M, O> {
     fn verdicts(self, end: &RunEnd) -> Vec<Verdict>;
 }
 
-/// A judge that keeps the whole history and checks it at the end: memory grows with the run.
-pub struct WholeHistory<M, O, F> {
-    events: Vec<Event<M, O>>,
-    check: F,
-}
-
-/// Judges with `check` over the whole history once the run has ended.
-pub fn whole_history<M, O, F>(check: F) -> WholeHistory<M, O, F>
-where
-    F: FnOnce(&History<M, O>) -> Vec<Verdict>,
-{
-    WholeHistory {
-        events: Vec::new(),
-        check,
-    }
-}
-
-impl<M: Clone, O: Clone, F> Judge<M, O> for WholeHistory<M, O, F>
-where
-    F: FnOnce(&History<M, O>) -> Vec<Verdict>,
-{
-    fn see(&mut self, _index: usize, event: &Event<M, O>, _clocks: &[ClockTrack]) {
-        self.events.push(event.clone());
-    }
-
-    fn verdicts(self, end: &RunEnd) -> Vec<Verdict> {
-        let history = History {
-            names: end.names.clone(),
-            events: self.events,
-            clocks: end.clocks.clone(),
-            end_ns: end.end_ns,
-            stats: end.stats,
-        };
-        (self.check)(&history)
-    }
-}
-
 /// The verdicts of `judge` over a whole history, as if it had been recorded: for checker
 /// tests, which build their histories by hand.
 #[cfg(test)]
-pub(crate) fn judge_history<M, O>(mut judge: impl Judge<M, O>, h: &History<M, O>) -> Vec<Verdict> {
+pub(crate) fn judge_history<M, O>(mut judge: impl Judge<M, O>, h: &locksim_sim::History<M, O>) -> Vec<Verdict> {
     for (index, event) in h.events.iter().enumerate() {
         judge.see(index, event, &h.clocks);
     }

@@ -20,7 +20,7 @@ pub mod session;
 pub mod setting;
 pub mod snowflake;
 
-pub use judge::{Judge, whole_history};
+pub use judge::Judge;
 pub use layout::{Layout, NodeDecl, Role};
 pub use outcome::Outcome;
 pub use protocol::{Protocol, ProtocolSpec};
