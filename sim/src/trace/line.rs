@@ -63,7 +63,7 @@ impl LineWriter {
 fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: &What<M, O>) {
     let name = |n: &NodeId| names.of(*n);
     match what {
-        What::Observe(o) => return observation(w, o),
+        What::Observe(o) => observation(w, o),
         What::Start => w.kind("start"),
         What::Send { to, msg_id, msg } => {
             w.kind("send");
