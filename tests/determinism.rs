@@ -8,12 +8,15 @@ use std::path::PathBuf;
 
 use locksim::load::load_file;
 use locksim::protocols::run;
-use locksim::sim::Level;
+use locksim::sim::Recording;
+use locksim::sim::trace::TraceEvent;
 use locksim::sim::trace::sha256_hex;
 
 fn trace_lines(rel: &str, seed: u64) -> Vec<String> {
     let s = load_file(&common::scenario(rel)).unwrap().scenario;
-    run(&s, seed, Level::Full).trace.into_iter().map(|e| e.json).collect()
+    let mut trace: Vec<TraceEvent> = Vec::new();
+    run(&s, seed, Recording::Traced(&mut trace));
+    trace.into_iter().map(|e| e.json).collect()
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -23,12 +23,12 @@ pub use strategy::plans;
 pub use swarm::plan_for_seed;
 
 use locksim_protocols::{Scenario, run};
-use locksim_sim::{Invariant, Level, Status, Verdict, Violation};
+use locksim_sim::{Invariant, Recording, Status, Verdict, Violation};
 
 /// The verdicts of `scenario` under `plan` (which replaces the scenario's own faults) with
 /// `seed`: the entry point for a user's own property tests.
 pub fn check(scenario: &Scenario, plan: &Plan, seed: u64) -> Vec<Verdict> {
-    run(&plan.apply(scenario), seed, Level::Facts).verdicts
+    run(&plan.apply(scenario), seed, Recording::Facts).verdicts
 }
 
 /// The violation of `invariant` among `verdicts`, if it was violated: what a property asserts

@@ -13,7 +13,7 @@ pub mod obs;
 pub mod sequencer;
 pub mod world;
 
-use locksim_sim::{Level, NodeId, NodeSetup};
+use locksim_sim::{NodeId, NodeSetup, Recording};
 
 use crate::ids::check_ids;
 use crate::judge::whole_history;
@@ -249,7 +249,7 @@ impl Protocol for Snowflake {
         self.declare().0
     }
 
-    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
-        run_world(self.build(setting), setting, seed, level, whole_history(check_ids))
+    fn run(&self, setting: Setting<'_>, seed: u64, recording: Recording<'_>) -> Outcome {
+        run_world(self.build(setting), setting, seed, recording, whole_history(check_ids))
     }
 }

@@ -17,7 +17,7 @@ mod text;
 pub use erase::{erase, erase_event};
 pub use happening::{Happening, Observed};
 pub use line::LineWriter;
-pub use sink::{Passing, TraceHash, TraceSink};
+pub use sink::{Passing, Recording, TraceHash, TraceSink};
 
 /// One event, erased.
 #[derive(Clone, Debug, PartialEq, Eq)]

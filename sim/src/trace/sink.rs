@@ -90,6 +90,15 @@ impl<T: TraceSink + ?Sized> TraceSink for &mut T {
     }
 }
 
+/// Takes every event when there is a sink: for a consumer a caller may or may not want.
+impl<T: TraceSink> TraceSink for Option<T> {
+    fn take(&mut self, e: &Passing<'_>) {
+        if let Some(sink) = self {
+            sink.take(e);
+        }
+    }
+}
+
 /// Takes nothing: for a caller that wants the run's line cost without a consumer (benches).
 impl TraceSink for () {
     fn take(&mut self, _: &Passing<'_>) {}
@@ -115,5 +124,26 @@ impl TraceHash {
 impl TraceSink for TraceHash {
     fn take(&mut self, e: &Passing<'_>) {
         self.update(e.line);
+    }
+}
+
+/// How much of a run is recorded, and where its trace goes.
+pub enum Recording<'a> {
+    /// Observations and faults only, what checkers read (exploration): event indices count
+    /// these alone.
+    Facts,
+    /// Every event, counted and judged with a trace's indices, none written.
+    Full,
+    /// Every event, each also written as its trace line into the sink.
+    Traced(&'a mut dyn TraceSink),
+}
+
+impl Recording<'_> {
+    /// The engine's level for it.
+    pub fn level(&self) -> crate::history::Level {
+        match self {
+            Recording::Facts => crate::history::Level::Facts,
+            Recording::Full | Recording::Traced(_) => crate::history::Level::Full,
+        }
     }
 }
