@@ -22,14 +22,20 @@ pub struct TraceWriter<W: Write> {
 
 impl<W: Write> TraceWriter<W> {
     /// Writes the header of the run of `loaded` with `seed` and opens its `events`.
-    pub fn begin(mut out: W, loaded: &LoadedScenario, seed: u64) -> io::Result<Self> {
+    pub fn begin(out: W, loaded: &LoadedScenario, seed: u64) -> io::Result<Self> {
+        Self::begin_with(out, &loaded.file, &loaded.source, seed)
+    }
+
+    /// Writes the header of the run of the scenario `scenario_text` (read from
+    /// `scenario_file`) with `seed`, and opens its `events`.
+    pub fn begin_with(mut out: W, scenario_file: &str, scenario_text: &str, seed: u64) -> io::Result<Self> {
         let header = [
             ("format", Value::from(FORMAT)),
             ("version", Value::from(VERSION)),
             ("engine", Value::from(ENGINE_VERSION)),
-            ("scenario_file", Value::from(loaded.file.as_str())),
+            ("scenario_file", Value::from(scenario_file)),
             ("seed", Value::from(seed)),
-            ("scenario", Value::from(loaded.source.as_str())),
+            ("scenario", Value::from(scenario_text)),
         ];
         out.write_all(b"{\n")?;
         for (key, value) in header {

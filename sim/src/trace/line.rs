@@ -5,20 +5,23 @@
 //! happening's fields (sorted, as the format has always written them), salience, text.
 
 use std::fmt::{self, Write};
-
-use serde_json::Value;
+use std::ops::Range;
 
 use crate::history::{DropReason, Event, What};
 use crate::ids::{Names, NodeId};
 use crate::node::{Message, Observation, Salience};
 
 use super::erase::salience;
+use super::escape::Escaped;
+use super::sorted::write_sorted;
 use super::text::{any_node, write_group, write_text};
 
 /// Writes trace lines, reusing its buffer from one line to the next.
 #[derive(Default)]
 pub struct LineWriter {
-    buf: Vec<u8>,
+    buf: String,
+    /// An observation as serialized, before its keys are sorted into the line.
+    scratch: Vec<u8>,
 }
 
 impl LineWriter {
@@ -31,7 +34,7 @@ impl LineWriter {
         e: &Event<M, O>,
     ) -> (&str, Salience) {
         self.buf.clear();
-        let mut w = Json(&mut self.buf);
+        let mut w = Json(&mut self.buf, &mut self.scratch);
         w.raw("{\"i\":");
         w.uint(index as u64);
         w.raw(",\"t_ns\":");
@@ -41,7 +44,7 @@ impl LineWriter {
         w.int(e.wall_ns);
         w.raw(",\"mono_ns\":");
         w.uint(e.mono_ns);
-        happening(&mut w, names, &e.what);
+        let msg = happening(&mut w, names, &e.what);
         let salience = salience(&e.what);
         w.key_str(
             "salience",
@@ -52,29 +55,65 @@ impl LineWriter {
             },
         );
         w.raw(",\"text\":\"");
-        write_text(&mut Escaped(w.0), names, &e.what).expect("a Vec takes any text");
+        match msg {
+            // A message's text ends with the message, escaped already in its `msg` field:
+            // copied, not formatted twice.
+            Some(msg) => message_text(&mut w, names, &e.what, msg),
+            None => write_text(&mut Escaped(w.0), names, &e.what).expect("a String takes any text"),
+        }
         w.raw("\"}");
-        let line = std::str::from_utf8(&self.buf).expect("a trace line is UTF-8: written from `str`s");
-        (line, salience)
+        (&self.buf, salience)
     }
 }
 
-/// The `kind` and the fields of `what`, each preceded by a comma.
-fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: &What<M, O>) {
+/// The timeline text of a message event (`write_text`'s, byte for byte), its message taken
+/// from the line where `msg` lies.
+fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: Range<usize>) {
+    let name = |w: &mut Json<'_>, n: &NodeId| Escaped(w.0).write_str(names.of(*n)).expect("a String takes any text");
+    match what {
+        What::Send { to, .. } => {
+            w.raw("-> ");
+            name(w, to);
+        }
+        What::Deliver { from, .. } => {
+            w.raw("<- ");
+            name(w, from);
+        }
+        What::Drop { from, to, reason, .. } => {
+            w.raw("message ");
+            name(w, from);
+            w.raw(" -> ");
+            name(w, to);
+            w.raw(match reason {
+                DropReason::Partition => " dropped (Partition)",
+                DropReason::Loss => " dropped (Loss)",
+                DropReason::Down => " dropped (Down)",
+            });
+        }
+        _ => unreachable!("only message events carry a message"),
+    }
+    w.raw(": ");
+    w.0.extend_from_within(msg);
+}
+
+/// The `kind` and the fields of `what`, each preceded by a comma; for a message event, where
+/// its escaped message lies in the line.
+fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: &What<M, O>) -> Option<Range<usize>> {
     let name = |n: &NodeId| names.of(*n);
+    let mut msg_at = None;
     match what {
         What::Observe(o) => observation(w, o),
         What::Start => w.kind("start"),
         What::Send { to, msg_id, msg } => {
             w.kind("send");
-            w.key_display("msg", msg);
+            msg_at = Some(w.key_display("msg", msg));
             w.key_uint("msg_id", *msg_id);
             w.key_str("to", name(to));
         }
         What::Deliver { from, msg_id, msg } => {
             w.kind("deliver");
             w.key_str("from", name(from));
-            w.key_display("msg", msg);
+            msg_at = Some(w.key_display("msg", msg));
             w.key_uint("msg_id", *msg_id);
         }
         What::Drop {
@@ -86,7 +125,7 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
         } => {
             w.kind("drop");
             w.key_str("from", name(from));
-            w.key_display("msg", msg);
+            msg_at = Some(w.key_display("msg", msg));
             w.key_uint("msg_id", *msg_id);
             let reason = match reason {
                 DropReason::Partition => "partition",
@@ -126,7 +165,7 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
             w.raw(",\"groups\":[");
             for (i, g) in groups.iter().enumerate() {
                 w.raw(if i == 0 { "\"" } else { ",\"" });
-                write_group(&mut Escaped(w.0), names, g).expect("a Vec takes any text");
+                write_group(&mut Escaped(w.0), names, g).expect("a String takes any text");
                 w.raw("\"");
             }
             w.raw("]");
@@ -173,29 +212,38 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
             w.key_uint("fault", u64::from(*fault));
         }
     }
+    msg_at
 }
 
-/// An observation: its event name as `kind`, then its fields in key order (they go through a
-/// JSON map, which sorts them, as [`super::Observed`] does).
+/// An observation: its event name as `kind`, then its fields in key order (as the JSON map
+/// of [`super::Observed`] gives them), serialized through `scratch`.
 fn observation<O: Observation>(w: &mut Json<'_>, o: &O) {
     w.kind(o.kind());
-    let Value::Object(fields) = serde_json::to_value(o).expect("observations serialize") else {
-        panic!("an observation must serialize to a JSON object");
-    };
-    for (key, value) in &fields {
-        w.raw(",");
-        serde_json::to_writer(&mut *w.0, key).expect("a Vec takes any JSON");
-        w.raw(":");
-        serde_json::to_writer(&mut *w.0, value).expect("a Vec takes any JSON");
+    let Json(line, scratch) = w;
+    scratch.clear();
+    serde_json::to_writer(&mut **scratch, o).expect("observations serialize");
+    let json = std::str::from_utf8(scratch).expect("serde_json writes UTF-8");
+    assert!(
+        json.starts_with('{'),
+        "an observation must serialize to a JSON object, not {json}"
+    );
+    let start = line.len();
+    write_sorted(json, 0, line);
+    // `{"a":1,"b":2}` becomes `,"a":1,"b":2`: the members join the line's own.
+    line.pop();
+    if line.len() == start + 1 {
+        line.truncate(start);
+    } else {
+        line.replace_range(start..=start, ",");
     }
 }
 
-/// JSON written into a byte buffer by hand.
-struct Json<'a>(&'a mut Vec<u8>);
+/// JSON written into a line by hand, with a scratch buffer for observations.
+struct Json<'a>(&'a mut String, &'a mut Vec<u8>);
 
 impl Json<'_> {
     fn raw(&mut self, s: &str) {
-        self.0.extend_from_slice(s.as_bytes());
+        self.0.push_str(s);
     }
 
     fn uint(&mut self, n: u64) {
@@ -220,15 +268,19 @@ impl Json<'_> {
     fn key_str(&mut self, key: &str, value: &str) {
         self.key(key);
         self.raw("\"");
-        Escaped(self.0).write_str(value).expect("a Vec takes any text");
+        Escaped(self.0).write_str(value).expect("a String takes any text");
         self.raw("\"");
     }
 
-    fn key_display(&mut self, key: &str, value: &impl fmt::Display) {
+    /// Writes `value` as the string `key` names; returns where its escaped text lies.
+    fn key_display(&mut self, key: &str, value: &impl fmt::Display) -> Range<usize> {
         self.key(key);
         self.raw("\"");
-        write!(Escaped(self.0), "{value}").expect("a Vec takes any text");
+        let start = self.0.len();
+        write!(Escaped(self.0), "{value}").expect("a String takes any text");
+        let end = self.0.len();
         self.raw("\"");
+        start..end
     }
 
     fn key_uint(&mut self, key: &str, n: u64) {
@@ -239,48 +291,5 @@ impl Json<'_> {
     fn key_bool(&mut self, key: &str, b: bool) {
         self.key(key);
         self.raw(if b { "true" } else { "false" });
-    }
-}
-
-/// The inside of a JSON string: text escaped exactly as `serde_json` escapes it (`"`, `\`,
-/// the short escapes `\b \f \n \r \t`, other control characters as `\u00xx`), so a line
-/// written here is byte for byte the line serde wrote.
-struct Escaped<'a>(&'a mut Vec<u8>);
-
-impl Write for Escaped<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let bytes = s.as_bytes();
-        let mut start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            let escape: &[u8] = match b {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                0x08 => b"\\b",
-                0x0c => b"\\f",
-                0..0x20 => {
-                    self.0.extend_from_slice(&bytes[start..i]);
-                    const HEX: &[u8; 16] = b"0123456789abcdef";
-                    self.0.extend_from_slice(&[
-                        b'\\',
-                        b'u',
-                        b'0',
-                        b'0',
-                        HEX[usize::from(b >> 4)],
-                        HEX[usize::from(b & 15)],
-                    ]);
-                    start = i + 1;
-                    continue;
-                }
-                _ => continue,
-            };
-            self.0.extend_from_slice(&bytes[start..i]);
-            self.0.extend_from_slice(escape);
-            start = i + 1;
-        }
-        self.0.extend_from_slice(&bytes[start..]);
-        Ok(())
     }
 }

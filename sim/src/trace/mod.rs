@@ -9,9 +9,11 @@ use serde::{Deserialize, Serialize};
 use crate::node::Salience;
 
 mod erase;
+mod escape;
 mod happening;
 mod line;
 mod sink;
+mod sorted;
 mod text;
 
 pub use erase::{erase, erase_event};

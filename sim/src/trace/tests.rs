@@ -11,12 +11,29 @@ use crate::node::Observation;
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 enum Obs {
-    Noted { zeta: u64, alpha: Option<String> },
+    Noted {
+        zeta: u64,
+        alpha: Option<String>,
+    },
+    /// Nested objects: their keys are sorted too.
+    Checked {
+        within: Within,
+        a: Vec<Within>,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+struct Within {
+    zz: i64,
+    at: &'static str,
 }
 
 impl Observation for Obs {
     fn kind(&self) -> &'static str {
-        "noted"
+        match self {
+            Obs::Noted { .. } => "noted",
+            Obs::Checked { .. } => "checked",
+        }
     }
 
     fn describe(&self, _: &Names) -> String {
@@ -81,6 +98,10 @@ fn history() -> History<&'static str, Obs> {
         What::Observe(Obs::Noted {
             zeta: u64::MAX,
             alpha: None,
+        }),
+        What::Observe(Obs::Checked {
+            within: Within { zz: -1, at: "\"q\"" },
+            a: vec![Within { zz: 2, at: "" }],
         }),
     ];
     let events = whats
@@ -149,6 +170,11 @@ fn the_line_writer_writes_the_serde_line_and_passes_the_same_event() {
         lines.pass(&h.names, index, e, &mut kept);
     }
     assert_eq!(kept, erase(&h));
+    assert!(
+        kept[17]
+            .json
+            .contains(r#""kind":"checked","a":[{"at":"","zz":2}],"event":"checked","within":{"at":"\"q\"","zz":-1},"#)
+    );
 }
 
 #[test]
