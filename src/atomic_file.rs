@@ -3,20 +3,66 @@
 //! Only a regular file is replaced: a rename would turn a device, a FIFO or a symlink into a
 //! plain file, so those are refused, and a replaced file keeps its permissions.
 
-use std::fs::Permissions;
-use std::io;
-use std::path::Path;
+use std::fs::{File, Permissions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 use crate::temp_file::TempFile;
 
 /// Replaces `path` (or creates it) with `contents`, atomically.
 pub fn write(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let permissions = replaceable(path)?;
-    let temp = TempFile::write_beside(path, contents)?;
-    if let Some(permissions) = permissions {
-        std::fs::set_permissions(temp.path(), permissions)?;
+    let mut staged = Staged::create(path)?;
+    staged.write_all(contents)?;
+    staged.commit()
+}
+
+/// An output file being written as it is produced (a streamed trace): buffered into its
+/// temporary file, renamed over the target by [`Staged::commit`], removed if dropped first —
+/// so the target is refused before anything is produced when it is not a regular file, and
+/// appears whole or not at all.
+pub struct Staged {
+    temp: TempFile,
+    out: BufWriter<File>,
+    target: PathBuf,
+    permissions: Option<Permissions>,
+}
+
+impl Staged {
+    /// Checks that `path` may be replaced and creates the temporary file beside it.
+    pub fn create(path: &Path) -> io::Result<Staged> {
+        let permissions = replaceable(path)?;
+        let (temp, file) = TempFile::create_beside(path)?;
+        Ok(Staged {
+            temp,
+            out: BufWriter::with_capacity(1 << 16, file),
+            target: path.to_path_buf(),
+            permissions,
+        })
     }
-    temp.rename_to(path)
+
+    /// Syncs the file and moves it into place, with the replaced file's permissions.
+    pub fn commit(self) -> io::Result<()> {
+        let file = self.out.into_inner().map_err(io::IntoInnerError::into_error)?;
+        file.sync_all()?;
+        if let Some(permissions) = self.permissions {
+            std::fs::set_permissions(self.temp.path(), permissions)?;
+        }
+        self.temp.rename_to(&self.target)
+    }
+}
+
+impl Write for Staged {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.out.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.out.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// The permissions of the regular file at `path`, `None` when nothing is there, or an error
@@ -100,5 +146,24 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&target).expect("read"), "kept");
         let e = write(&dir, b"new").expect_err("a directory is refused");
         assert!(e.to_string().contains("directory"), "{e}");
+    }
+
+    #[test]
+    fn a_staged_file_appears_only_when_committed_and_leaves_nothing_when_dropped() {
+        let dir = scratch("staged");
+        let path = dir.join("out.json");
+        std::fs::write(&path, "old").expect("write");
+        let mut staged = Staged::create(&path).expect("staged");
+        staged.write_all(b"new, in parts").expect("written");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "old");
+        drop(staged);
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "old");
+        let names = || std::fs::read_dir(&dir).expect("dir").count();
+        assert_eq!(names(), 1, "the temporary file is removed");
+        let mut staged = Staged::create(&path).expect("staged");
+        staged.write_all(b"new").expect("written");
+        staged.commit().expect("committed");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
+        assert_eq!(names(), 1);
     }
 }

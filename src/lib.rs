@@ -32,3 +32,4 @@ pub mod run_stop;
 mod temp_file;
 pub mod timeline;
 pub mod trace_file;
+pub mod trace_write;

@@ -4,8 +4,8 @@
 
 use locksim_protocols::{Expected, Outcome, run};
 use locksim_sim::time::fmt_secs;
-use locksim_sim::trace::sha256_hex;
-use locksim_sim::{Invariant, Level, Status, Trigger};
+use locksim_sim::trace::{TraceHash, TraceSink};
+use locksim_sim::{Invariant, Recording, Status, Trigger};
 use serde_json::{Map, Value, json};
 
 use crate::load::{LoadedScenario, fault_lines};
@@ -16,7 +16,8 @@ pub struct RunResult<'a> {
     pub loaded: &'a LoadedScenario,
     pub seed: u64,
     pub outcome: Outcome,
-    pub trace_sha256: String,
+    /// `None` for a run that wrote no trace line ([`RunResult::untraced`]).
+    pub trace_sha256: Option<String>,
 }
 
 /// An expectation the run did not meet.
@@ -106,16 +107,35 @@ fn ordinal(n: u32) -> String {
 }
 
 impl<'a> RunResult<'a> {
-    /// Runs the scenario with `seed` (its own seed when `None`), recording everything.
+    /// Runs the scenario with `seed` (its own seed when `None`), recording everything and
+    /// hashing its trace as it goes.
     pub fn run(loaded: &'a LoadedScenario, seed: Option<u64>) -> Self {
+        Self::run_into(loaded, seed, &mut ())
+    }
+
+    /// Runs the scenario as [`RunResult::run`] does, handing each event to `sink` as well
+    /// (a trace file, a timeline's selection...) the moment it happens.
+    pub fn run_into(loaded: &'a LoadedScenario, seed: Option<u64>, sink: &mut dyn TraceSink) -> Self {
         let seed = seed.unwrap_or(loaded.scenario.seed);
-        let outcome = run(&loaded.scenario, seed, Level::Full);
-        let trace_sha256 = sha256_hex(outcome.trace.iter().map(|e| e.json.as_str()));
+        let mut hash = TraceHash::default();
+        let outcome = run(&loaded.scenario, seed, Recording::Traced(&mut (&mut hash, sink)));
         RunResult {
             loaded,
             seed,
             outcome,
-            trace_sha256,
+            trace_sha256: Some(hash.hex()),
+        }
+    }
+
+    /// Runs the scenario with every event counted and judged as in a trace, but no trace line
+    /// written: for a caller that needs neither the lines nor their hash.
+    pub fn untraced(loaded: &'a LoadedScenario, seed: Option<u64>) -> Self {
+        let seed = seed.unwrap_or(loaded.scenario.seed);
+        RunResult {
+            loaded,
+            seed,
+            outcome: run(&loaded.scenario, seed, Recording::Full),
+            trace_sha256: None,
         }
     }
 
@@ -217,7 +237,7 @@ impl<'a> RunResult<'a> {
             "violations": violations,
             "expect": expect,
             "as_expected": self.as_expected(),
-            "events": self.outcome.trace.len(),
+            "events": self.outcome.events,
             "stats": self.outcome.stats,
             "trace_sha256": self.trace_sha256,
             "unfired_faults": self.unfired().iter().map(|u| u.json(&names)).collect::<Vec<_>>(),

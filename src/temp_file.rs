@@ -44,6 +44,15 @@ pub struct TempFile {
 impl TempFile {
     /// Writes `contents` to a new temporary file beside `target`, synced to disk.
     pub fn write_beside(target: &Path, contents: &[u8]) -> io::Result<TempFile> {
+        let (temp, mut file) = TempFile::create_beside(target)?;
+        file.write_all(contents)?;
+        file.sync_all()?;
+        Ok(temp)
+    }
+
+    /// Creates a new, empty temporary file beside `target`, open for writing: for an output
+    /// written as it is produced (a streamed trace), which the caller syncs when done.
+    pub fn create_beside(target: &Path) -> io::Result<(TempFile, File)> {
         let dir = target
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
@@ -55,16 +64,13 @@ impl TempFile {
         remove_stale(dir, &prefix);
         // `create_new` never follows a symlink planted at the temporary name.
         let path = dir.join(format!("{prefix}{}", std::process::id()));
-        let mut file = {
+        let file = {
             let mut live = live();
             let file = File::options().write(true).create_new(true).open(&path)?;
             live.push(path.clone());
             file
         };
-        let temp = TempFile { path };
-        file.write_all(contents)?;
-        file.sync_all()?;
-        Ok(temp)
+        Ok((TempFile { path }, file))
     }
 
     pub fn path(&self) -> &Path {

@@ -6,35 +6,56 @@
 //! side, the first round in full, and each stretch in between becomes one
 //! "... n routine events ..." line.
 
+use std::borrow::Borrow;
+
 use locksim_protocols::Scenario;
-use locksim_sim::trace::TraceEvent;
+use locksim_sim::trace::{TraceEvent, TraceSink};
 use locksim_sim::{Status, Verdict};
 
-use crate::render::select::shown;
-use crate::render::{MAX_COLUMN_WIDTH, Marks, NETWORK, Row, secs, select};
+use crate::load::LoadedScenario;
+use crate::render::{MAX_COLUMN_WIDTH, Marks, NETWORK, Row, Selection, Selector, secs};
 use crate::run_result::RunResult;
 
 pub use crate::render::TimelineMode;
 
-/// Timeline lines for `events`, marking violation events with their invariant ids.
-pub fn timeline(events: &[TraceEvent], marks: &Marks, mode: TimelineMode) -> Vec<String> {
-    let rows = select(events, marks, mode);
+/// Runs `loaded` with `seed` (its own when `None`), handing its trace to `also` as it goes,
+/// and selects the timeline of `mode` from the same stream: only the rows it shows are kept.
+/// The violations are known only at the end; if one fell where the selection made no room
+/// for it, the seed is run again with them known (a run is deterministic), so the timeline
+/// is exactly the one the whole trace gives.
+pub fn run_with_timeline<'a>(
+    loaded: &'a LoadedScenario,
+    seed: Option<u64>,
+    mode: TimelineMode,
+    also: &mut dyn TraceSink,
+) -> (RunResult<'a>, Vec<String>) {
+    let mut selector = Selector::new(mode, Marks::default());
+    let result = RunResult::run_into(loaded, seed, &mut (&mut selector, also));
+    let marks = Marks::from_verdicts(&result.outcome.verdicts);
+    let mut selection = selector.finish();
+    if !selection.holds(&marks) {
+        let mut again = Selector::new(mode, marks.clone());
+        RunResult::run_into(loaded, Some(result.seed), &mut again);
+        selection = again.finish();
+    }
+    let lines = timeline(&selection, &marks);
+    (result, lines)
+}
+
+/// Timeline lines for a selection, marking violation events with their invariant ids.
+pub fn timeline<E: Borrow<TraceEvent>>(selection: &Selection<E>, marks: &Marks) -> Vec<String> {
+    let rows = &selection.rows;
     if rows.is_empty() {
         return Vec::new();
     }
     // The node column fits every event the mode considers, folded or not.
-    let width = shown(events, marks, mode)
-        .iter()
-        .map(|e| e.node.len())
-        .max()
-        .unwrap_or(4)
-        .clamp(4, MAX_COLUMN_WIDTH);
+    let width = selection.node_width.clamp(4, MAX_COLUMN_WIDTH);
     let mut lines = vec![format!(
         "{:>10}  {:<width$}  {:>10}  {:>10}  event",
         "true time", "node", "local wall", "local mono"
     )];
     for row in rows {
-        let e = match row {
+        let e: &TraceEvent = match row {
             Row::Folded(f) => {
                 lines.push(format!(
                     "{:>10}  ... {} routine events from {} s to {} s ...",
@@ -45,7 +66,7 @@ pub fn timeline(events: &[TraceEvent], marks: &Marks, mode: TimelineMode) -> Vec
                 ));
                 continue;
             }
-            Row::Event(e) => e,
+            Row::Event(e) => e.borrow(),
         };
         let local = if e.node == NETWORK {
             format!("{:>10}  {:>10}", "", "")
@@ -68,8 +89,8 @@ pub fn timeline(events: &[TraceEvent], marks: &Marks, mode: TimelineMode) -> Vec
     lines
 }
 
-/// The whole text result of `locksim run`.
-pub fn render_run(result: &RunResult<'_>, mode: TimelineMode) -> String {
+/// The whole text result of `locksim run`, with its `timeline` lines (none: no timeline).
+pub fn render_run(result: &RunResult<'_>, timeline: &[String]) -> String {
     use locksim_sim::time::fmt_secs;
     let s = &result.loaded.scenario;
     let o = &result.outcome;
@@ -83,22 +104,20 @@ pub fn render_run(result: &RunResult<'_>, mode: TimelineMode) -> String {
         s.protocol.kind(),
         result.seed,
         fmt_secs(o.end_ns),
-        o.trace.len(),
+        o.events,
         o.stats.sent,
         o.stats.delivered,
         o.stats.timers
     ));
     out.push_str("verdicts\n");
-    let marks = Marks::from_verdicts(&o.verdicts);
     for v in &o.verdicts {
         out.push_str(&verdict_line(s, v));
     }
     out.push_str(&expectations(result));
-    let lines = timeline(&o.trace, &marks, mode);
-    if !lines.is_empty() {
+    if !timeline.is_empty() {
         out.push_str("\ntimeline (seconds)\n");
-        for line in lines {
-            out.push_str(&line);
+        for line in timeline {
+            out.push_str(line);
             out.push('\n');
         }
     }

@@ -1,12 +1,12 @@
 //! Trace files (DESIGN section 6): versioned JSON holding the scenario as run (its text), the
-//! seed, the engine version, the result, and every event — one per line, so traces diff well.
-//! `replay` re-runs the embedded scenario and reports the first event that differs, or else
-//! what the recorded result states that the replay does not give.
+//! seed, the engine version, every event — one per line, so traces diff well — and the result
+//! (written as the run goes: [`crate::trace_write`]). `replay` re-runs the embedded scenario
+//! and reports the first event that differs, or else what the recorded result states that the
+//! replay does not give.
 
 use std::path::Path;
 
-use locksim_sim::ENGINE_VERSION;
-use locksim_sim::trace::TraceEvent;
+use locksim_sim::trace::{Passing, TraceEvent, TraceSink};
 use serde_json::Value;
 
 use crate::load::{LoadError, LoadedScenario, parse_with_space};
@@ -15,31 +15,6 @@ use crate::run_result::RunResult;
 
 pub const FORMAT: &str = "locksim-trace";
 pub const VERSION: u64 = 1;
-
-/// The trace of a run, as file text.
-pub fn trace_text(run: &RunResult<'_>) -> String {
-    let header = [
-        ("format", Value::from(FORMAT)),
-        ("version", Value::from(VERSION)),
-        ("engine", Value::from(ENGINE_VERSION)),
-        ("scenario_file", Value::from(run.loaded.file.as_str())),
-        ("seed", Value::from(run.seed)),
-        ("scenario", Value::from(run.loaded.source.as_str())),
-        ("result", run.json()),
-    ];
-    let mut text = String::from("{\n");
-    for (key, value) in header {
-        text.push_str(&format!(
-            "\"{key}\": {},\n",
-            serde_json::to_string(&value).expect("json")
-        ));
-    }
-    text.push_str("\"events\": [\n");
-    let lines: Vec<&str> = run.outcome.trace.iter().map(|e| e.json.as_str()).collect();
-    text.push_str(&lines.join(",\n"));
-    text.push_str("\n]}\n");
-    text
-}
 
 /// A trace read back.
 #[derive(Clone, Debug)]
@@ -187,34 +162,59 @@ pub fn replay(trace: &TraceFile, max_events: u64) -> Result<Replay, LoadError> {
         file: trace.scenario_file.clone(),
         source: trace.scenario_text.clone(),
     };
-    let replayed_run = RunResult::run(&loaded, Some(trace.seed));
+    let mut compared = Compared {
+        recorded: &trace.events,
+        replayed: 0,
+        first: None,
+    };
+    let replayed_run = RunResult::run_into(&loaded, Some(trace.seed), &mut compared);
     if let Some(stop) = replayed_run.outcome.stopped {
         return Ok(Replay::Stopped {
             explained: crate::run_stop::explain(&loaded, &format!("seed {}", trace.seed), stop),
         });
     }
-    let replayed: Vec<Value> = replayed_run
-        .outcome
-        .trace
-        .iter()
-        .map(|e| serde_json::from_str(&e.json).expect("trace lines are JSON"))
-        .collect();
-    let n = replayed.len().max(trace.events.len());
-    for index in 0..n {
-        let (a, b) = (trace.events.get(index), replayed.get(index));
-        if a != b {
-            return Ok(Replay::Diverged {
-                index,
-                recorded: a.cloned(),
-                replayed: b.cloned(),
-            });
-        }
+    let n = compared.replayed.max(trace.events.len());
+    if let Some(diverged) = compared.first {
+        return Ok(diverged);
+    }
+    if compared.replayed < trace.events.len() {
+        return Ok(Replay::Diverged {
+            index: compared.replayed,
+            recorded: trace.events.get(compared.replayed).cloned(),
+            replayed: None,
+        });
     }
     let differences = result_differences(&trace.result, &replayed_run.json());
     if !differences.is_empty() {
         return Ok(Replay::ResultDiffers { differences });
     }
     Ok(Replay::Identical { events: n })
+}
+
+/// Compares each replayed event with the recorded one as the replay goes, keeping only the
+/// first difference.
+struct Compared<'a> {
+    recorded: &'a [Value],
+    replayed: usize,
+    first: Option<Replay>,
+}
+
+impl TraceSink for Compared<'_> {
+    fn take(&mut self, e: &Passing<'_>) {
+        self.replayed += 1;
+        if self.first.is_some() {
+            return;
+        }
+        let replayed: Value = serde_json::from_str(e.line).expect("trace lines are JSON");
+        let recorded = self.recorded.get(e.index);
+        if recorded != Some(&replayed) {
+            self.first = Some(Replay::Diverged {
+                index: e.index,
+                recorded: recorded.cloned(),
+                replayed: Some(replayed),
+            });
+        }
+    }
 }
 
 /// Where `recorded` (a trace's result) and `replayed` differ: every key the recorded result

@@ -13,7 +13,7 @@ mod common;
 
 use locksim::protocols::run;
 use locksim::report::bugs::{Claim, hunt, load, survive};
-use locksim::sim::{Invariant, Level, Status};
+use locksim::sim::{Invariant, Recording, Status};
 
 const HUNT_SEEDS: u64 = 3000;
 const SURVIVE_SEEDS: u64 = 1000;
@@ -27,7 +27,7 @@ fn jobs() -> usize {
 /// Whether the scenario text, run at its own seed, violates `invariant`.
 fn replays(text: &str, invariant: Invariant) -> bool {
     let scenario = locksim::load::parse_scenario("(minimal)", text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    run(&scenario, scenario.seed, Level::Facts)
+    run(&scenario, scenario.seed, Recording::Facts)
         .verdicts
         .iter()
         .any(|v| v.invariant == invariant && matches!(v.status, Status::Violated(_)))

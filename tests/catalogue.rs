@@ -6,7 +6,7 @@ mod common;
 
 use locksim::load::load_file;
 use locksim::protocols::run;
-use locksim::sim::Level;
+use locksim::sim::Recording;
 
 const SEEDS: u64 = 100;
 
@@ -17,7 +17,7 @@ fn every_scenario_meets_its_expectations_for_seeds_0_to_100() {
         let loaded = load_file(&path).unwrap_or_else(|e| panic!("{e}"));
         let s = &loaded.scenario;
         for seed in 0..SEEDS {
-            let outcome = run(s, seed, Level::Facts);
+            let outcome = run(s, seed, Recording::Facts);
             // A fault that never fired would leave the expectations judging a run without it.
             for u in &outcome.unfired_faults {
                 failures.push(format!(
@@ -61,7 +61,12 @@ fn recording_level_does_not_change_verdicts() {
             let words = |level| -> Vec<&'static str> {
                 run(&s, seed, level).verdicts.iter().map(|v| v.status.word()).collect()
             };
-            assert_eq!(words(Level::Full), words(Level::Facts), "{} seed {seed}", s.name);
+            assert_eq!(
+                words(Recording::Full),
+                words(Recording::Facts),
+                "{} seed {seed}",
+                s.name
+            );
         }
     }
 }

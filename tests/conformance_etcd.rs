@@ -37,7 +37,8 @@ use std::time::{Duration, Instant};
 use etcd_wire::{EtcdServer, b64, bool_field, header_revision, int_field, prefix_range_end, text_field};
 use locksim::load::parse_scenario;
 use locksim::protocols::run;
-use locksim::sim::Level;
+use locksim::sim::Recording;
+use locksim::sim::trace::TraceEvent;
 use locksim_protocols::etcd::kv::{
     CmpOp, Compare, KeyValue, Kv, KvError, Op, OpResult, Order, Range, Target, TxnResult,
 };
@@ -1093,8 +1094,9 @@ fn a_new_leader_extends_leases_by_its_election_timeout_like_etcd() {
         ),
     )
     .unwrap();
-    let o = run(&model, 1, Level::Full);
-    let events: Vec<Value> = o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect();
+    let mut trace: Vec<TraceEvent> = Vec::new();
+    run(&model, 1, Recording::Traced(&mut trace));
+    let events: Vec<Value> = trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect();
     let restart = events
         .iter()
         .position(|e| e["kind"] == "restart")

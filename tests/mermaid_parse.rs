@@ -178,13 +178,10 @@ fn every_catalogue_diagram_parses_with_mermaids_own_parser() {
     for path in common::catalogue() {
         let rel = path.strip_prefix(&root).unwrap();
         let loaded = load_file(rel).unwrap_or_else(|e| panic!("{e}"));
-        let report = RunResult::run(&loaded, None);
+        let mut events = Vec::new();
+        let report = RunResult::run_into(&loaded, None, &mut events);
         let cast = Cast::of(&loaded.scenario);
-        let text = mermaid(
-            &report.outcome.trace,
-            &cast,
-            &Marks::from_verdicts(&report.outcome.verdicts),
-        );
+        let text = mermaid(&events, &cast, &Marks::from_verdicts(&report.outcome.verdicts));
         let name = rel.with_extension("mmd").to_string_lossy().replace(['/', '\\'], "__");
         diagrams.push((out.join(name), text));
     }

@@ -11,7 +11,7 @@ use locksim::load::load_file;
 use locksim::protocols::knobs::{KnobError, Knobs};
 use locksim::protocols::{Protocol, ProtocolSpec, Registry};
 use locksim::report::bugs::{Claim, load};
-use locksim::sim::{Invariant, Level};
+use locksim::sim::{Invariant, Recording};
 
 /// The kinds the catalogues cover, by what they show.
 #[derive(Default)]
@@ -124,7 +124,7 @@ fn every_catalogue_run_judges_exactly_its_specs_invariants() {
     for path in common::catalogue() {
         let s = load_file(&path).unwrap_or_else(|e| panic!("{e}")).scenario;
         assert_names_unique(&*s.protocol);
-        let judged: Vec<Invariant> = locksim::protocols::run(&s, s.seed, Level::Facts)
+        let judged: Vec<Invariant> = locksim::protocols::run(&s, s.seed, Recording::Facts)
             .verdicts
             .iter()
             .map(|v| v.invariant)

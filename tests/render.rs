@@ -12,14 +12,16 @@ use locksim::load::load_file;
 use locksim::render::{Cast, Marks, lanes, mermaid, svg};
 use locksim::run_result::RunResult;
 use locksim::sim::trace::{Happening, TraceEvent};
-use locksim::trace_file::{self, trace_text};
+use locksim::trace_file;
+use locksim::trace_write::TraceWriter;
 
 /// The events and marks of a catalogue scenario run at its own seed.
 fn live(rel: &str) -> (Vec<TraceEvent>, Cast, Marks) {
     let loaded = load_file(&common::scenario(rel)).unwrap_or_else(|e| panic!("{e}"));
-    let report = RunResult::run(&loaded, None);
+    let mut events = Vec::new();
+    let report = RunResult::run_into(&loaded, None, &mut events);
     let marks = Marks::from_verdicts(&report.outcome.verdicts);
-    (report.outcome.trace, Cast::of(&loaded.scenario), marks)
+    (events, Cast::of(&loaded.scenario), marks)
 }
 
 #[test]
@@ -258,13 +260,16 @@ fn a_trace_file_renders_exactly_as_the_live_run() {
     // and marks, so every view of it is the live run's.
     for scenario in common::catalogue() {
         let loaded = load_file(&scenario).unwrap_or_else(|e| panic!("{e}"));
-        let report = RunResult::run(&loaded, None);
+        // The file streamed as the run went, beside the events kept whole.
+        let mut live = Vec::new();
+        let mut writer = TraceWriter::begin(Vec::new(), &loaded, loaded.scenario.seed).unwrap();
+        let report = RunResult::run_into(&loaded, None, &mut (&mut writer, &mut live));
         let live_marks = Marks::from_verdicts(&report.outcome.verdicts);
-        std::fs::write(&trace, trace_text(&report)).unwrap();
+        std::fs::write(&trace, writer.finish(&report.json()).unwrap()).unwrap();
         let file = trace_file::read(&trace).unwrap_or_else(|e| panic!("{e}"));
         let (cast, marks) = (file.cast().unwrap(), Marks::from_result(&file.result).unwrap());
         let events = file.timeline_events(&cast).unwrap_or_else(|e| panic!("{e}"));
-        let live = &report.outcome.trace;
+        let live = &live;
         let live_cast = Cast::of(&loaded.scenario);
         let rel = scenario.display();
         // The same typed events (their JSON lines included) and the same roles: no view can

@@ -36,9 +36,10 @@ const REFUSAL_RGB: &str = "rgb(255, 236, 179)";
 /// The events and marks of a catalogue scenario run at its own seed.
 fn live(rel: &str) -> (Vec<TraceEvent>, Cast, Marks) {
     let loaded = load_file(&common::scenario(rel)).unwrap_or_else(|e| panic!("{e}"));
-    let report = RunResult::run(&loaded, None);
+    let mut events = Vec::new();
+    let report = RunResult::run_into(&loaded, None, &mut events);
     let marks = Marks::from_verdicts(&report.outcome.verdicts);
-    (report.outcome.trace, Cast::of(&loaded.scenario), marks)
+    (events, Cast::of(&loaded.scenario), marks)
 }
 
 fn parse<'a>(rel: &str, text: &'a str) -> Document<'a> {

@@ -226,3 +226,45 @@ fn a_fault_that_fires_leaves_unfired_faults_empty() {
     );
     assert!(!common::stdout(&o).contains("NEVER FIRED"), "{}", common::stdout(&o));
 }
+
+/// Every way `run` streams its trace states the same run: the text without any trace line
+/// (`--timeline none`), the text with a timeline, JSON (lines hashed as they pass) and the
+/// trace file (written as the run goes, its result after its events).
+#[test]
+fn every_output_of_run_states_the_same_count_and_hash() {
+    let scenario = common::scenario("single-redis/kleppmann-gc-pause.toml");
+    let scenario = scenario.to_str().unwrap();
+    let json = common::locksim(&["run", scenario, "--format", "json"]);
+    let result: serde_json::Value = serde_json::from_str(&common::stdout(&json)).unwrap();
+    let events = result["events"].as_u64().unwrap();
+    assert!(events > 0);
+    for timeline in ["none", "compact"] {
+        let text = common::stdout(&common::locksim(&["run", scenario, "--timeline", timeline]));
+        assert!(text.contains(&format!(" simulated, {events} events (")), "{text}");
+    }
+    let trace = common::scratch_dir("run-streams").join("run.trace.json");
+    let o = common::locksim(&[
+        "run",
+        scenario,
+        "--trace",
+        trace.to_str().unwrap(),
+        "--timeline",
+        "none",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["events"].as_array().unwrap().len() as u64, events);
+    assert_eq!(file["result"], result);
+    let lines: Vec<&str> = text.lines().collect();
+    let first = lines.iter().position(|l| *l == "\"events\": [").unwrap() + 1;
+    let body: Vec<&str> = lines[first..first + events as usize]
+        .iter()
+        .map(|l| l.trim_end_matches(','))
+        .collect();
+    assert_eq!(
+        locksim::sim::trace::sha256_hex(body),
+        result["trace_sha256"].as_str().unwrap()
+    );
+    assert!(text.ends_with("}\n"));
+}

@@ -5,8 +5,7 @@
 mod common;
 
 use locksim::load::load_file;
-use locksim::run_result::RunResult;
-use locksim::timeline::{TimelineMode, render_run};
+use locksim::timeline::{TimelineMode, render_run, run_with_timeline};
 
 #[test]
 fn every_catalogue_scenario_has_a_pinned_timeline() {
@@ -15,8 +14,8 @@ fn every_catalogue_scenario_has_a_pinned_timeline() {
         let rel = path.strip_prefix(&root).unwrap();
         // Relative paths keep the snapshot independent of where the checkout lives.
         let loaded = load_file(rel).unwrap_or_else(|e| panic!("{e}"));
-        let report = RunResult::run(&loaded, None);
-        let text = render_run(&report, TimelineMode::Compact);
+        let (report, timeline) = run_with_timeline(&loaded, None, TimelineMode::Compact, &mut ());
+        let text = render_run(&report, &timeline);
         let name = rel.with_extension("").to_string_lossy().replace(['/', '\\'], "__");
         insta::with_settings!({ snapshot_path => root.join("tests/snapshots"), prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!(name, text);

@@ -11,7 +11,7 @@ use locksim::Scenario;
 use locksim::load::{load_file, parse_scenario};
 use locksim::protocols::lock::check::{LIVENESS, LOST_UPDATE, MUTUAL_EXCLUSION, STALE_WRITE, TOKEN_MONOTONIC};
 use locksim::protocols::run;
-use locksim::sim::Level;
+use locksim::sim::Recording;
 use locksim::sim::{Invariant, Status};
 use serde_json::Value;
 
@@ -635,7 +635,7 @@ fn a_never_checking_client_is_judged_alike_on_redis_and_etcd() {
         .unwrap()
         .scenario;
     for seed in 0..100 {
-        let (a, b) = (run(&redis, seed, Level::Facts), run(&etcd, seed, Level::Facts));
+        let (a, b) = (run(&redis, seed, Recording::Facts), run(&etcd, seed, Recording::Facts));
         for i in [MUTUAL_EXCLUSION, STALE_WRITE, LOST_UPDATE] {
             let word =
                 |o: &locksim::protocols::Outcome| o.verdicts.iter().find(|v| v.invariant == i).unwrap().status.word();

@@ -12,7 +12,8 @@ use locksim::load::parse_scenario;
 use locksim::protocols::ids::{ID_MONOTONIC, UNIQUE_IDS};
 use locksim::protocols::run;
 use locksim::sim::time::NS_PER_MS;
-use locksim::sim::{Level, Status};
+use locksim::sim::trace::TraceEvent;
+use locksim::sim::{Recording, Status};
 use serde_json::Value;
 
 const S: u64 = 1_000_000_000;
@@ -109,8 +110,9 @@ fn layout_4096_distinct_increasing_ids_in_one_ms_then_a_wait_for_the_next() {
 fn epoch_ms_is_millisecond_0_of_the_ids() {
     let text = "name = \"epoch\"\nduration_ms = 20\n[protocol]\nkind = \"snowflake\"\nclients = 2\nepoch_ms = 4\n";
     let s = parse_scenario("epoch.toml", text).unwrap();
-    let o = run(&s, 1, Level::Full);
-    let events: Vec<Value> = o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect();
+    let mut trace: Vec<TraceEvent> = Vec::new();
+    run(&s, 1, Recording::Traced(&mut trace));
+    let events: Vec<Value> = trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect();
     let mut at_10 = 0;
     for node in ["client-0", "client-1"] {
         let ids: Vec<&Value> = events

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use locksim::load::{load_file, parse_scenario};
 use locksim::protocols::run;
 use locksim::protocols::scheduler::check::EXACTLY_ONCE;
-use locksim::sim::{Level, Status};
+use locksim::sim::trace::TraceEvent;
+use locksim::sim::{Recording, Status};
 use serde_json::Value;
 
 const SEEDS: u64 = 100;
@@ -22,7 +23,8 @@ struct Run {
 
 fn run_story(rel: &str, seed: u64) -> Run {
     let s = load_file(&common::scenario(rel)).unwrap().scenario;
-    let o = run(&s, seed, Level::Full);
+    let mut trace: Vec<TraceEvent> = Vec::new();
+    let o = run(&s, seed, Recording::Traced(&mut trace));
     let exactly_once = o
         .verdicts
         .into_iter()
@@ -32,7 +34,7 @@ fn run_story(rel: &str, seed: u64) -> Run {
     Run {
         seed,
         exactly_once,
-        events: o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
+        events: trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
     }
 }
 
@@ -130,8 +132,9 @@ fn each_instance_fires_when_its_own_clock_reaches_the_boundary() {
     );
     let s = parse_scenario("skewed.toml", &text).unwrap();
     for seed in 0..SEEDS {
-        let o = run(&s, seed, Level::Full);
-        let events: Vec<Value> = o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect();
+        let mut trace: Vec<TraceEvent> = Vec::new();
+        run(&s, seed, Recording::Traced(&mut trace));
+        let events: Vec<Value> = trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect();
         let mut fired: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
         for e in events.iter().filter(|e| e["kind"] == "slot_fired") {
             let slot = e["slot"].as_i64().unwrap();

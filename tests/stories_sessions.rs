@@ -8,7 +8,8 @@ mod common;
 use locksim::load::{load_file, parse_scenario};
 use locksim::protocols::run;
 use locksim::protocols::session::check::{SESSION_DEADLINE, SESSION_REVOCATION};
-use locksim::sim::{Invariant, Level, Status};
+use locksim::sim::trace::TraceEvent;
+use locksim::sim::{Invariant, Recording, Status};
 use serde_json::Value;
 
 const SEEDS: u64 = 100;
@@ -22,11 +23,12 @@ struct Run {
 
 fn run_story(rel: &str, seed: u64) -> Run {
     let s = load_file(&common::scenario(rel)).unwrap().scenario;
-    let o = run(&s, seed, Level::Full);
+    let mut trace: Vec<TraceEvent> = Vec::new();
+    let o = run(&s, seed, Recording::Traced(&mut trace));
     Run {
         seed,
         verdicts: o.verdicts.into_iter().map(|v| (v.invariant, v.status)).collect(),
-        events: o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
+        events: trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
     }
 }
 
@@ -274,11 +276,12 @@ fn a_login_at_2_s_creates_the_session_at_2_s_and_nothing_is_served_before_it() {
     for (text, held_back) in [(base.to_string(), 0), (delayed, 1_500_000_000)] {
         let s = parse_scenario("late-login.toml", &text).unwrap();
         for seed in 0..SEEDS {
-            let o = run(&s, seed, Level::Full);
+            let mut trace: Vec<TraceEvent> = Vec::new();
+            let o = run(&s, seed, Recording::Traced(&mut trace));
             let r = Run {
                 seed,
                 verdicts: o.verdicts.into_iter().map(|v| (v.invariant, v.status)).collect(),
-                events: o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
+                events: trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
             };
             let login = r
                 .all("send")
@@ -328,7 +331,7 @@ fn a_login_at_2_s_creates_the_session_at_2_s_and_nothing_is_served_before_it() {
 fn the_session_checkers_say_not_applicable_when_nothing_was_at_stake() {
     let text = "name = \"quiet\"\nduration_ms = 5000\n[protocol]\nkind = \"session-cas\"\nlogin_at_ms = 10000\n";
     let s = parse_scenario("quiet.toml", text).unwrap();
-    let o = run(&s, 0, Level::Facts);
+    let o = run(&s, 0, Recording::Facts);
     for v in &o.verdicts {
         assert!(
             matches!(v.status, Status::NotApplicable(_)),

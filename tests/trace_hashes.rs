@@ -12,7 +12,7 @@ use locksim::load::load_file;
 use locksim::render::{Cast, Marks, lanes, mermaid, svg};
 use locksim::run_result::RunResult;
 use locksim::sim::trace::sha256_hex;
-use locksim::timeline::{TimelineMode, render_run};
+use locksim::timeline::{TimelineMode, render_run, run_with_timeline};
 
 const PINS: &str = "tests/pins/trace_hashes.txt";
 
@@ -37,16 +37,17 @@ fn lines() -> Vec<String> {
             out.push(format!(
                 "{} {seed} {} {}",
                 rel.display(),
-                report.trace_sha256,
+                report.trace_sha256.as_deref().expect("a traced run is hashed"),
                 verdicts.join(",")
             ));
         }
-        let report = RunResult::run(&loaded, None);
-        let events = &report.outcome.trace;
+        let mut events = Vec::new();
+        let (report, timeline) = run_with_timeline(&loaded, None, TimelineMode::All, &mut events);
+        let events = &events;
         let marks = Marks::from_verdicts(&report.outcome.verdicts);
         let cast = Cast::of(&loaded.scenario);
         let views = [
-            render_run(&report, TimelineMode::All),
+            render_run(&report, &timeline),
             lanes(events, &marks),
             mermaid(events, &cast, &marks),
             svg(events, &cast, &marks),

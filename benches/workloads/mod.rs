@@ -19,7 +19,8 @@ use std::path::Path;
 use locksim::explore::plan_for_seed;
 use locksim::fault_space::FaultSpace;
 use locksim::protocols::{Scenario, run};
-use locksim::sim::{Level, Stats};
+use locksim::sim::trace::TraceHash;
+use locksim::sim::{Level, Recording, Stats};
 
 /// How a workload's seeds get their faults.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -118,9 +119,23 @@ impl Workload {
     /// Runs one seed (plan derivation included: it is part of exploring a seed) and checks
     /// the verdicts against the scenario's `[expect]`, which catches a workload that stops
     /// doing what it says — and uses the verdicts, so nothing is optimised away.
+    /// At `Level::Full`, what `locksim run --format json` pays: every trace line written and
+    /// hashed as it happens.
     pub fn run_seed(&self, seed: u64, level: Level) -> SeedRun {
+        let mut hash = TraceHash::default();
+        let recording = match level {
+            Level::Facts => Recording::Facts,
+            Level::Full => Recording::Traced(&mut hash),
+        };
+        let r = self.run_recorded(seed, recording);
+        std::hint::black_box(hash.hex());
+        r
+    }
+
+    /// Runs one seed as [`Workload::run_seed`] does, recorded as `recording` says.
+    pub fn run_recorded(&self, seed: u64, recording: Recording<'_>) -> SeedRun {
         let s = self.scenario_for(seed);
-        let o = run(&s, seed, level);
+        let o = run(&s, seed, recording);
         for (inv, want) in &s.expect {
             let v = o
                 .verdicts
@@ -129,7 +144,6 @@ impl Workload {
                 .expect("a verdict per invariant");
             assert_eq!(v.status.word(), want.word(), "{} seed {seed}: {v:?}", self.spec.name);
         }
-        std::hint::black_box(&o.trace);
         SeedRun {
             stats: o.stats,
             sim_ns: o.end_ns,

@@ -13,7 +13,7 @@ use locksim::protocols::redis::min_replicas::MinReplicasConfig;
 use locksim::protocols::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
 use locksim::protocols::{Layout, Outcome, Protocol, ProtocolSpec, Role, Setting, run_world};
 use locksim::sim::time::NS_PER_MS;
-use locksim::sim::{Level, NodeId, NodeSetup};
+use locksim::sim::{NodeId, NodeSetup, Recording};
 
 use crate::client::{CLIENT_EVENTS, Peers, TTL_MS, TokenLeaseClient};
 use crate::world::{COUNTER_EVENTS, CounterService, TokenLeaseNode};
@@ -148,8 +148,8 @@ impl Protocol for TokenLease {
         true
     }
 
-    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+    fn run(&self, setting: Setting<'_>, seed: u64, recording: Recording<'_>) -> Outcome {
         let (nodes, setup) = self.build(setting);
-        run_world(nodes, setting, seed, level, LockJudge::new(setup))
+        run_world(nodes, setting, seed, recording, LockJudge::new(setup))
     }
 }

@@ -1,6 +1,6 @@
-//! What one run of a model yields: its verdicts, its trace and its statistics.
+//! What one run of a model yields: its verdicts and its statistics (its trace went to the
+//! caller's sink as it happened, if one was asked for).
 
-use locksim_sim::trace::TraceEvent;
 use locksim_sim::{Stats, Stop, Unfired, Verdict};
 
 /// A finished run, with message and observation types erased.
@@ -10,9 +10,8 @@ pub struct Outcome {
     /// then the run is no answer at all, and `verdicts` is empty.
     pub stopped: Option<Stop>,
     pub verdicts: Vec<Verdict>,
-    /// Every event, erased for traces and timelines — with `Level::Full` only: building it
-    /// costs several times the simulation itself, and exploration wants verdicts alone.
-    pub trace: Vec<TraceEvent>,
+    /// How many events the run recorded at its level: at `Full`, its trace's length.
+    pub events: usize,
     pub stats: Stats,
     pub end_ns: u64,
     /// The plan entries whose trigger never came (an `after` event that did not happen often

@@ -12,7 +12,7 @@
 use std::any::Any;
 use std::fmt;
 
-use locksim_sim::{Invariant, Level};
+use locksim_sim::{Invariant, Recording};
 
 use crate::knobs::{KnobError, Knobs};
 use crate::layout::Layout;
@@ -83,5 +83,5 @@ pub trait Protocol: DynEq + fmt::Debug + Send + Sync + 'static {
     /// Runs the model in `setting` with `seed` and judges it: one verdict per
     /// `spec().invariants`, in that order. (The setting, not the scenario: a scenario holds
     /// its model, see [`crate::setting`].)
-    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome;
+    fn run(&self, setting: Setting<'_>, seed: u64, recording: Recording<'_>) -> Outcome;
 }

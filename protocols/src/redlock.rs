@@ -6,7 +6,7 @@
 //! retries after a random delay. Redlock offers no fencing token (Kleppmann's point); a scenario
 //! may give the resource tokens from a separate counter Redis.
 
-use locksim_sim::{Level, NodeId, NodeSetup};
+use locksim_sim::{NodeId, NodeSetup, Recording};
 
 use crate::knobs::{KnobError, Knobs, MAX_CLIENTS};
 use crate::layout::{Layout, Role};
@@ -233,8 +233,8 @@ impl Protocol for Redlock {
         self.client.fencing_tokens != FencingTokens::None
     }
 
-    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+    fn run(&self, setting: Setting<'_>, seed: u64, recording: Recording<'_>) -> Outcome {
         let (nodes, setup) = self.build(setting);
-        run_redis_world(nodes, setup, setting, seed, level)
+        run_redis_world(nodes, setup, setting, seed, recording)
     }
 }

@@ -1,8 +1,9 @@
-//! Running a scenario: building its world, running it, judging its events as they happen.
+//! Running a scenario: building its world, running it, judging its events as they happen and,
+//! when a trace is asked for, writing each as its trace line into the caller's sink.
 //! Models call [`run_world`] from their `Protocol::run`; they never import the registry.
 
-use locksim_sim::trace::{TraceEvent, erase_event};
-use locksim_sim::{ClockTrack, Event, Level, Names, Node, NodeSetup, Recorder, World, WorldConfig};
+use locksim_sim::trace::{LineWriter, TraceSink};
+use locksim_sim::{ClockTrack, Event, Names, Node, NodeSetup, Recorder, Recording, World, WorldConfig};
 
 use crate::judge::Judge;
 use crate::outcome::Outcome;
@@ -10,17 +11,17 @@ use crate::scenario::Scenario;
 use crate::setting::Setting;
 
 /// Runs `s` with `seed` and judges it: its model run in its setting.
-pub fn run(s: &Scenario, seed: u64, level: Level) -> Outcome {
-    s.protocol.run(s.setting(), seed, level)
+pub fn run(s: &Scenario, seed: u64, recording: Recording<'_>) -> Outcome {
+    s.protocol.run(s.setting(), seed, recording)
 }
 
-/// Runs a world of `nodes` in `setting`, handing each event to `judge` as it happens: what
-/// every model's `Protocol::run` does.
+/// Runs a world of `nodes` in `setting`, handing each event to `judge` as it happens (and to
+/// the trace sink, if `recording` has one): what every model's `Protocol::run` does.
 pub fn run_world<N: Node>(
     nodes: Vec<NodeSetup<N>>,
     setting: Setting<'_>,
     seed: u64,
-    level: Level,
+    recording: Recording<'_>,
     judge: impl Judge<N::Msg, N::Obs>,
 ) -> Outcome {
     let cfg = WorldConfig {
@@ -28,16 +29,15 @@ pub fn run_world<N: Node>(
         end_ns: setting.duration_ns,
         network: setting.network.clone(),
         faults: setting.faults.clone(),
-        level,
+        level: recording.level(),
         max_events: setting.max_events,
     };
     let names = Names::new(nodes.iter().map(|n| n.name.clone()).collect());
-    let mut recorder = Judged {
-        judge,
-        names,
-        trace: Vec::new(),
-        level,
+    let trace = match recording {
+        Recording::Traced(sink) => Some((LineWriter::default(), sink)),
+        Recording::Facts | Recording::Full => None,
     };
+    let mut recorder = Judged { judge, names, trace };
     let finished = World::new(nodes, cfg).run_to_end(&mut recorder);
     Outcome {
         // A run that stopped short is no answer: judging the part that ran could report a
@@ -48,27 +48,26 @@ pub fn run_world<N: Node>(
             recorder.judge.verdicts(&finished.end)
         },
         stopped: finished.stopped,
-        trace: recorder.trace,
+        events: finished.end.events,
         stats: finished.end.stats,
         end_ns: finished.end.end_ns,
         unfired_faults: finished.unfired,
     }
 }
 
-/// The runner's recorder: the judge sees every event; at `Level::Full` each is also erased
-/// into the trace.
-struct Judged<J> {
+/// The runner's recorder: the judge sees every event; with a trace sink each is also written
+/// as its line and handed on.
+struct Judged<'s, J> {
     judge: J,
     names: Names,
-    trace: Vec<TraceEvent>,
-    level: Level,
+    trace: Option<(LineWriter, &'s mut dyn TraceSink)>,
 }
 
-impl<M: locksim_sim::Message, O: locksim_sim::Observation, J: Judge<M, O>> Recorder<M, O> for Judged<J> {
+impl<M: locksim_sim::Message, O: locksim_sim::Observation, J: Judge<M, O>> Recorder<M, O> for Judged<'_, J> {
     fn record(&mut self, index: usize, event: Event<M, O>, clocks: &[ClockTrack]) {
         self.judge.see(index, &event, clocks);
-        if self.level == Level::Full {
-            self.trace.push(erase_event(&self.names, index, &event));
+        if let Some((lines, sink)) = &mut self.trace {
+            lines.pass(&self.names, index, &event, &mut **sink);
         }
     }
 }

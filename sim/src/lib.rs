@@ -27,6 +27,7 @@ pub use ids::{Names, NodeId};
 pub use network::{Latency, NetworkConfig};
 pub use node::{Ctx, Effect, Message, Node, Observation, Salience, TimerTag};
 pub use record::{Keep, Recorder, RunEnd};
+pub use trace::Recording;
 pub use world::{Finished, NodeSetup, World, WorldConfig};
 
 /// The engine's version, written into every trace.

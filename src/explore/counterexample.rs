@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use locksim_protocols::run;
-use locksim_sim::{Invariant, Level, NodeId, Status};
+use locksim_sim::{Invariant, NodeId, Recording, Status};
 
 use super::finding_files::{FindingNames, free_names, write_pair};
 use super::runner::Summary;
@@ -14,6 +14,7 @@ use super::shrink::{Candidate, Finding, shrink};
 use super::swarm::plan_for_seed;
 use crate::load::{LoadedScenario, parse_scenario};
 use crate::run_result::RunResult;
+use crate::trace_write::TraceWriter;
 
 /// A written minimal counterexample.
 pub struct Written {
@@ -68,7 +69,7 @@ pub fn check_rendered(
             base.name
         ));
     }
-    let violated = run(&scenario, seed, Level::Facts)
+    let violated = run(&scenario, seed, Recording::Facts)
         .verdicts
         .iter()
         .any(|v| v.invariant == invariant && matches!(v.status, Status::Violated(_)));
@@ -181,7 +182,9 @@ fn write_if_it_reproduces(
         file: path.display().to_string(),
         source: text.to_string(),
     };
-    let result = RunResult::run(&replay, None);
+    let seed = replay.scenario.seed;
+    let mut trace = TraceWriter::begin(Vec::new(), &replay, seed).map_err(|e| e.to_string())?;
+    let result = RunResult::run_into(&replay, Some(seed), &mut trace);
     if !matches!(result.status(w.invariant), Some(Status::Violated(_))) {
         return Err(format!(
             "the shrunk scenario does not violate {} when replayed, so it was not written to {}; this is a bug in locksim explore",
@@ -189,7 +192,8 @@ fn write_if_it_reproduces(
             path.display()
         ));
     }
-    write_pair(names, text, &crate::trace_file::trace_text(&result))
+    let trace = trace.finish(&result.json()).map_err(|e| e.to_string())?;
+    write_pair(names, text, &String::from_utf8(trace).expect("a trace is UTF-8"))
 }
 
 #[cfg(test)]

@@ -60,7 +60,7 @@ pub(crate) fn items<'a>(events: &'a [TraceEvent], marks: &Marks) -> Vec<Item<'a>
 }
 
 /// Each kept step, with the trace index of its first kept event.
-fn kept_steps<'a>(rows: &[Row<'a>]) -> BTreeMap<Step<'a>, usize> {
+fn kept_steps<'a>(rows: &[Row<&'a TraceEvent>]) -> BTreeMap<Step<'a>, usize> {
     let mut kept = BTreeMap::new();
     for r in rows {
         if let Row::Event(e) = r {

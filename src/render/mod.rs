@@ -29,7 +29,7 @@ mod test_events;
 pub use cast::Cast;
 pub use lanes::lanes;
 pub use mermaid::mermaid;
-pub use select::{Fold, Row, TimelineMode, select};
+pub use select::{Fold, Row, Selection, Selector, TimelineMode, select, selection};
 pub use svg::svg;
 
 /// Which events violate which invariants: event index -> invariant ids, in checker order.
@@ -52,6 +52,11 @@ impl Marks {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The marked events, in trace order.
+    pub fn indices(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.keys().copied()
     }
 
     /// The first violating event of each violated verdict.

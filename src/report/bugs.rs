@@ -18,7 +18,7 @@
 use std::path::Path;
 
 use locksim_protocols::{Expected, Scenario, run};
-use locksim_sim::{Invariant, Level, Status};
+use locksim_sim::{Invariant, Recording, Status};
 
 use crate::explore::plan_for_seed;
 use crate::explore::runner::{Options, explore};
@@ -167,7 +167,7 @@ pub struct Hunt {
 }
 
 fn violates(scenario: &Scenario, seed: u64, invariant: Invariant) -> bool {
-    run(scenario, seed, Level::Facts)
+    run(scenario, seed, Recording::Facts)
         .verdicts
         .iter()
         .any(|v| v.invariant == invariant && matches!(v.status, Status::Violated(_)))

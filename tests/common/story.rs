@@ -4,7 +4,8 @@
 
 use locksim::load::load_file;
 use locksim::protocols::{Scenario, run};
-use locksim::sim::{Invariant, Level, Status};
+use locksim::sim::trace::TraceEvent;
+use locksim::sim::{Invariant, Recording, Status};
 use serde_json::Value;
 
 pub struct Run {
@@ -18,10 +19,11 @@ pub fn run_story(rel: &str, seed: u64) -> Run {
 }
 
 pub fn run_scenario(s: &Scenario, seed: u64) -> Run {
-    let o = run(s, seed, Level::Full);
+    let mut trace: Vec<TraceEvent> = Vec::new();
+    let o = run(s, seed, Recording::Traced(&mut trace));
     Run {
         verdicts: o.verdicts.into_iter().map(|v| (v.invariant, v.status)).collect(),
-        events: o.trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
+        events: trace.iter().map(|e| serde_json::from_str(&e.json).unwrap()).collect(),
     }
 }
 
@@ -74,7 +76,7 @@ pub fn claims_hold_for_seeds_0_to_100(claims: &[(&str, Invariant, &str)]) {
     for (rel, invariant, expected) in claims {
         let s = load_file(&super::scenario(rel)).unwrap().scenario;
         for seed in 0..100 {
-            let o = run(&s, seed, Level::Facts);
+            let o = run(&s, seed, Recording::Facts);
             let got = o
                 .verdicts
                 .iter()

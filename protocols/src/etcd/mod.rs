@@ -10,7 +10,7 @@ pub mod msg;
 pub mod obs;
 pub mod server;
 
-use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
+use locksim_sim::{Ctx, Node, NodeId, NodeSetup, Recording, TimerTag};
 
 use crate::knobs::{KnobError, Knobs, MAX_CLIENTS};
 use crate::layout::{Layout, Role};
@@ -225,9 +225,9 @@ impl Protocol for EtcdLease {
         self.client.fencing_tokens != FencingTokens::None
     }
 
-    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+    fn run(&self, setting: Setting<'_>, seed: u64, recording: Recording<'_>) -> Outcome {
         let (nodes, setup) = self.build(setting);
-        run_world(nodes, setting, seed, level, LockJudge::new(setup))
+        run_world(nodes, setting, seed, recording, LockJudge::new(setup))
     }
 }
 

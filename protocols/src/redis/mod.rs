@@ -11,7 +11,7 @@ pub mod server;
 pub mod store;
 pub mod world;
 
-use locksim_sim::{Level, NodeId, NodeSetup};
+use locksim_sim::{NodeId, NodeSetup, Recording};
 
 use crate::knobs::{KnobError, Knobs, MAX_CLIENTS, MAX_MS};
 use crate::layout::{Layout, Role};
@@ -256,8 +256,8 @@ impl Protocol for SingleRedis {
         self.client.fencing_tokens != FencingTokens::None
     }
 
-    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+    fn run(&self, setting: Setting<'_>, seed: u64, recording: Recording<'_>) -> Outcome {
         let (nodes, setup) = self.build(setting);
-        run_redis_world(nodes, setup, setting, seed, level)
+        run_redis_world(nodes, setup, setting, seed, recording)
     }
 }

@@ -1,7 +1,7 @@
 //! The Redis-family world: the node type that puts lock clients, Redis servers and the fenced
 //! resource into one simulation (a Single Redis or Redlock world), and its run.
 
-use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
+use locksim_sim::{Ctx, Node, NodeId, NodeSetup, Recording, TimerTag};
 
 use super::client::LockClient;
 use super::msg::Msg;
@@ -18,9 +18,9 @@ pub fn run_redis_world(
     setup: LockSetup,
     setting: Setting<'_>,
     seed: u64,
-    level: Level,
+    recording: Recording<'_>,
 ) -> Outcome {
-    run_world(nodes, setting, seed, level, LockJudge::new(setup))
+    run_world(nodes, setting, seed, recording, LockJudge::new(setup))
 }
 
 /// Every role of a Redis-family world.

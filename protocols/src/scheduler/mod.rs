@@ -11,7 +11,7 @@ pub mod obs;
 pub mod store;
 pub mod worker;
 
-use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
+use locksim_sim::{Ctx, Node, NodeId, NodeSetup, Recording, TimerTag};
 
 use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_MS};
 use crate::layout::{Layout, Role};
@@ -179,13 +179,13 @@ impl Protocol for Scheduler {
         self.declare().0
     }
 
-    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+    fn run(&self, setting: Setting<'_>, seed: u64, recording: Recording<'_>) -> Outcome {
         let settle_ns = self.settle_ns();
         run_world(
             self.build(setting),
             setting,
             seed,
-            level,
+            recording,
             check::ExactlyOnceJudge::new(settle_ns),
         )
     }

@@ -14,7 +14,7 @@ pub mod obs;
 pub mod server;
 pub mod store;
 
-use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
+use locksim_sim::{Ctx, Node, NodeId, NodeSetup, Recording, TimerTag};
 
 use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS, MAX_MS};
 use crate::layout::{Layout, Role};
@@ -213,12 +213,12 @@ impl Protocol for SessionCas {
         self.declare().0
     }
 
-    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
+    fn run(&self, setting: Setting<'_>, seed: u64, recording: Recording<'_>) -> Outcome {
         run_world(
             self.build(setting),
             setting,
             seed,
-            level,
+            recording,
             check::SessionJudge::default(),
         )
     }

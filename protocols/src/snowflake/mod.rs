@@ -13,7 +13,7 @@ pub mod obs;
 pub mod sequencer;
 pub mod world;
 
-use locksim_sim::{Level, NodeId, NodeSetup};
+use locksim_sim::{NodeId, NodeSetup, Recording};
 
 use crate::ids::IdJudge;
 use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS, MAX_MS as MAX_BURST_AT_MS};
@@ -248,7 +248,7 @@ impl Protocol for Snowflake {
         self.declare().0
     }
 
-    fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
-        run_world(self.build(setting), setting, seed, level, IdJudge::default())
+    fn run(&self, setting: Setting<'_>, seed: u64, recording: Recording<'_>) -> Outcome {
+        run_world(self.build(setting), setting, seed, recording, IdJudge::default())
     }
 }

@@ -5,15 +5,21 @@
 //! work the same for every protocol.
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::node::Salience;
 
 mod erase;
+mod escape;
 mod happening;
+mod line;
+mod sink;
+mod sorted;
+mod text;
 
 pub use erase::{erase, erase_event};
 pub use happening::{Happening, Observed};
+pub use line::LineWriter;
+pub use sink::{Passing, Recording, TraceHash, TraceSink};
 
 /// One event, erased.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,12 +118,11 @@ impl TraceEvent {
 
 /// The SHA-256 of a run's trace lines, in hex: equal hashes, byte-identical traces.
 pub fn sha256_hex<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
-    let mut hasher = Sha256::new();
+    let mut hash = TraceHash::default();
     for line in lines {
-        hasher.update(line.as_bytes());
-        hasher.update(b"\n");
+        hash.update(line);
     }
-    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hash.hex()
 }
 
 #[cfg(test)]

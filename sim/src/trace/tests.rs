@@ -11,12 +11,29 @@ use crate::node::Observation;
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 enum Obs {
-    Noted { zeta: u64, alpha: Option<String> },
+    Noted {
+        zeta: u64,
+        alpha: Option<String>,
+    },
+    /// Nested objects: their keys are sorted too.
+    Checked {
+        within: Within,
+        a: Vec<Within>,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+struct Within {
+    zz: i64,
+    at: &'static str,
 }
 
 impl Observation for Obs {
     fn kind(&self) -> &'static str {
-        "noted"
+        match self {
+            Obs::Noted { .. } => "noted",
+            Obs::Checked { .. } => "checked",
+        }
     }
 
     fn describe(&self, _: &Names) -> String {
@@ -82,6 +99,10 @@ fn history() -> History<&'static str, Obs> {
             zeta: u64::MAX,
             alpha: None,
         }),
+        What::Observe(Obs::Checked {
+            within: Within { zz: -1, at: "\"q\"" },
+            a: vec![Within { zz: 2, at: "" }],
+        }),
     ];
     let events = whats
         .into_iter()
@@ -134,4 +155,47 @@ fn every_line_reads_back_to_its_event() {
     }
     let bad: serde_json::Value = serde_json::from_str(r#"{"i":0,"t_ns":0}"#).unwrap();
     assert!(TraceEvent::from_line(&bad).is_err());
+}
+
+#[test]
+fn the_line_writer_writes_the_serde_line_and_passes_the_same_event() {
+    let h = history();
+    let mut lines = LineWriter::default();
+    let mut kept: Vec<TraceEvent> = Vec::new();
+    for (index, e) in h.events.iter().enumerate() {
+        let (line, salience) = lines.write(&h.names, index, e);
+        let erased = erase_event(&h.names, index, e);
+        assert_eq!(line, erased.json);
+        assert_eq!(salience, erased.salience);
+        lines.pass(&h.names, index, e, &mut kept);
+    }
+    assert_eq!(kept, erase(&h));
+    assert!(
+        kept[17]
+            .json
+            .contains(r#""kind":"checked","a":[{"at":"","zz":2}],"event":"checked","within":{"at":"\"q\"","zz":-1},"#)
+    );
+}
+
+#[test]
+fn the_line_writer_escapes_as_serde_does() {
+    let mut h = history();
+    let nasty = "q\"b\\n\nr\rt\tb\u{8}f\u{c}z\u{0}\u{1f}\u{7f}é";
+    h.names = Names::new(vec![nasty.into(), "b".into()]);
+    let mut lines = LineWriter::default();
+    for (index, e) in h.events.iter().enumerate() {
+        assert_eq!(lines.write(&h.names, index, e).0, erase_event(&h.names, index, e).json);
+    }
+}
+
+#[test]
+fn the_hash_streams_what_sha256_hex_hashes() {
+    let lines = ["{\"a\":1}", "", "é"];
+    let mut hash = TraceHash::default();
+    lines.iter().for_each(|l| hash.update(l));
+    assert_eq!(hash.hex(), sha256_hex(lines));
+    assert_eq!(
+        sha256_hex([]),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
 }

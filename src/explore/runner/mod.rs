@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use locksim_protocols::registry::invariants;
 use locksim_protocols::{Scenario, run};
-use locksim_sim::{Invariant, Level, Status, Stop};
+use locksim_sim::{Invariant, Recording, Status, Stop};
 
 use super::swarm::plan_for_seed;
 use crate::fault_space::FaultSpace;
@@ -103,7 +103,7 @@ pub struct SeedRun {
 /// One seed: its plan, its run, its verdicts.
 pub fn run_seed(base: &Scenario, space: &FaultSpace, seed: u64) -> SeedRun {
     let scenario = plan_for_seed(base, space, seed).apply(base);
-    let outcome = run(&scenario, seed, Level::Facts);
+    let outcome = run(&scenario, seed, Recording::Facts);
     let with = |keep: fn(&Status) -> bool| {
         outcome
             .verdicts

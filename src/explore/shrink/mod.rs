@@ -7,7 +7,7 @@
 
 use locksim_protocols::{Role, Scenario, run};
 use locksim_sim::time::NS_PER_MS;
-use locksim_sim::{FaultAction, FaultEntry, Invariant, Level, Names, NodeId, Status, Trigger};
+use locksim_sim::{FaultAction, FaultEntry, Invariant, Names, NodeId, Recording, Status, Trigger};
 
 use super::plan::Plan;
 use super::scenario_toml::{Overrides, scenario_text};
@@ -57,7 +57,7 @@ impl Finding<'_> {
         let Ok(s) = parse_scenario("(shrink candidate)", &self.text(c, "", &self.base.name)) else {
             return false;
         };
-        run(&s, self.seed, Level::Facts)
+        run(&s, self.seed, Recording::Facts)
             .verdicts
             .iter()
             .any(|v| v.invariant == self.invariant && matches!(v.status, Status::Violated(_)))
@@ -72,7 +72,7 @@ impl Finding<'_> {
         let Ok(s) = parse_scenario("(shrunk)", &self.text(&c, "", &self.base.name)) else {
             return c;
         };
-        let unfired = run(&s, self.seed, Level::Facts).unfired_faults;
+        let unfired = run(&s, self.seed, Recording::Facts).unfired_faults;
         if unfired.is_empty() {
             return c;
         }

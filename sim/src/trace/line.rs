@@ -1,0 +1,295 @@
+//! A trace line written straight from a typed event into one reused buffer: the same bytes as
+//! the serde path ([`super::TraceEvent::new`]) without building a [`super::Happening`], its
+//! strings or a JSON value per event — a long run's trace costs little more than the run.
+//! Keys come in the trace format's order (DESIGN section 6): the stamp, `kind` and the
+//! happening's fields (sorted, as the format has always written them), salience, text.
+
+use std::fmt::{self, Write};
+use std::ops::Range;
+
+use crate::history::{DropReason, Event, What};
+use crate::ids::{Names, NodeId};
+use crate::node::{Message, Observation, Salience};
+
+use super::erase::salience;
+use super::escape::Escaped;
+use super::sorted::write_sorted;
+use super::text::{any_node, write_group, write_text};
+
+/// Writes trace lines, reusing its buffer from one line to the next.
+#[derive(Default)]
+pub struct LineWriter {
+    buf: String,
+    /// An observation as serialized, before its keys are sorted into the line.
+    scratch: Vec<u8>,
+}
+
+impl LineWriter {
+    /// Writes event `index` of a run whose nodes are `names` as its trace line (no newline),
+    /// and returns the line and the event's salience.
+    pub fn write<M: Message, O: Observation>(
+        &mut self,
+        names: &Names,
+        index: usize,
+        e: &Event<M, O>,
+    ) -> (&str, Salience) {
+        self.buf.clear();
+        let mut w = Json(&mut self.buf, &mut self.scratch);
+        w.raw("{\"i\":");
+        w.uint(index as u64);
+        w.raw(",\"t_ns\":");
+        w.uint(e.t_ns);
+        w.key_str("node", names.of(e.node));
+        w.raw(",\"wall_ns\":");
+        w.int(e.wall_ns);
+        w.raw(",\"mono_ns\":");
+        w.uint(e.mono_ns);
+        let msg = happening(&mut w, names, &e.what);
+        let salience = salience(&e.what);
+        w.key_str(
+            "salience",
+            match salience {
+                Salience::Chatter => "chatter",
+                Salience::Routine => "routine",
+                Salience::Salient => "salient",
+            },
+        );
+        w.raw(",\"text\":\"");
+        match msg {
+            // A message's text ends with the message, escaped already in its `msg` field:
+            // copied, not formatted twice.
+            Some(msg) => message_text(&mut w, names, &e.what, msg),
+            None => write_text(&mut Escaped(w.0), names, &e.what).expect("a String takes any text"),
+        }
+        w.raw("\"}");
+        (&self.buf, salience)
+    }
+}
+
+/// The timeline text of a message event (`write_text`'s, byte for byte), its message taken
+/// from the line where `msg` lies.
+fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: Range<usize>) {
+    let name = |w: &mut Json<'_>, n: &NodeId| Escaped(w.0).write_str(names.of(*n)).expect("a String takes any text");
+    match what {
+        What::Send { to, .. } => {
+            w.raw("-> ");
+            name(w, to);
+        }
+        What::Deliver { from, .. } => {
+            w.raw("<- ");
+            name(w, from);
+        }
+        What::Drop { from, to, reason, .. } => {
+            w.raw("message ");
+            name(w, from);
+            w.raw(" -> ");
+            name(w, to);
+            w.raw(match reason {
+                DropReason::Partition => " dropped (Partition)",
+                DropReason::Loss => " dropped (Loss)",
+                DropReason::Down => " dropped (Down)",
+            });
+        }
+        _ => unreachable!("only message events carry a message"),
+    }
+    w.raw(": ");
+    w.0.extend_from_within(msg);
+}
+
+/// The `kind` and the fields of `what`, each preceded by a comma; for a message event, where
+/// its escaped message lies in the line.
+fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: &What<M, O>) -> Option<Range<usize>> {
+    let name = |n: &NodeId| names.of(*n);
+    let mut msg_at = None;
+    match what {
+        What::Observe(o) => observation(w, o),
+        What::Start => w.kind("start"),
+        What::Send { to, msg_id, msg } => {
+            w.kind("send");
+            msg_at = Some(w.key_display("msg", msg));
+            w.key_uint("msg_id", *msg_id);
+            w.key_str("to", name(to));
+        }
+        What::Deliver { from, msg_id, msg } => {
+            w.kind("deliver");
+            w.key_str("from", name(from));
+            msg_at = Some(w.key_display("msg", msg));
+            w.key_uint("msg_id", *msg_id);
+        }
+        What::Drop {
+            from,
+            to,
+            msg_id,
+            msg,
+            reason,
+        } => {
+            w.kind("drop");
+            w.key_str("from", name(from));
+            msg_at = Some(w.key_display("msg", msg));
+            w.key_uint("msg_id", *msg_id);
+            let reason = match reason {
+                DropReason::Partition => "partition",
+                DropReason::Loss => "loss",
+                DropReason::Down => "down",
+            };
+            w.key_str("reason", reason);
+            w.key_str("to", name(to));
+        }
+        What::Timer { tag } => {
+            w.kind("timer");
+            w.key_uint("tag", u64::from(*tag));
+        }
+        What::Pause { duration_ns, suspend } => {
+            w.kind("pause");
+            w.key_uint("duration_ns", *duration_ns);
+            w.key_bool("suspend", *suspend);
+        }
+        What::Resume => w.kind("resume"),
+        What::Crash { restart_after_ns } => {
+            w.kind("crash");
+            w.raw(",\"restart_after_ns\":");
+            match restart_after_ns {
+                Some(r) => w.uint(*r),
+                None => w.raw("null"),
+            }
+        }
+        What::Restart => w.kind("restart"),
+        What::ClockJump { by_ns } => {
+            w.kind("clock_jump");
+            w.raw(",\"by_ns\":");
+            w.int(*by_ns);
+        }
+        What::Partition { fault, groups, one_way } => {
+            w.kind("partition");
+            w.key_uint("fault", u64::from(*fault));
+            w.raw(",\"groups\":[");
+            for (i, g) in groups.iter().enumerate() {
+                w.raw(if i == 0 { "\"" } else { ",\"" });
+                write_group(&mut Escaped(w.0), names, g).expect("a String takes any text");
+                w.raw("\"");
+            }
+            w.raw("]");
+            w.key_bool("one_way", *one_way);
+        }
+        What::Heal { fault } => {
+            w.kind("heal");
+            w.key_uint("fault", u64::from(*fault));
+        }
+        What::Delay {
+            fault,
+            from,
+            to,
+            window_ns,
+            extra_ns,
+        } => {
+            w.kind("delay");
+            w.key_uint("extra_ns", *extra_ns);
+            w.key_uint("fault", u64::from(*fault));
+            w.key_str("from", name(from));
+            w.key_str("to", name(to));
+            w.key_uint("window_ns", *window_ns);
+        }
+        What::Lossy {
+            fault,
+            from,
+            to,
+            ppm,
+            duplicate,
+        } => {
+            w.kind("lossy");
+            w.key_bool("duplicate", *duplicate);
+            w.key_uint("fault", u64::from(*fault));
+            w.key_str("from", any_node(names, from));
+            w.key_uint("ppm", u64::from(*ppm));
+            w.key_str("to", any_node(names, to));
+        }
+        What::Failover { primary } => {
+            w.kind("failover");
+            w.key_str("primary", name(primary));
+        }
+        What::WindowEnd { fault } => {
+            w.kind("window_end");
+            w.key_uint("fault", u64::from(*fault));
+        }
+    }
+    msg_at
+}
+
+/// An observation: its event name as `kind`, then its fields in key order (as the JSON map
+/// of [`super::Observed`] gives them), serialized through `scratch`.
+fn observation<O: Observation>(w: &mut Json<'_>, o: &O) {
+    w.kind(o.kind());
+    let Json(line, scratch) = w;
+    scratch.clear();
+    serde_json::to_writer(&mut **scratch, o).expect("observations serialize");
+    let json = std::str::from_utf8(scratch).expect("serde_json writes UTF-8");
+    assert!(
+        json.starts_with('{'),
+        "an observation must serialize to a JSON object, not {json}"
+    );
+    let start = line.len();
+    write_sorted(json, 0, line);
+    // `{"a":1,"b":2}` becomes `,"a":1,"b":2`: the members join the line's own.
+    line.pop();
+    if line.len() == start + 1 {
+        line.truncate(start);
+    } else {
+        line.replace_range(start..=start, ",");
+    }
+}
+
+/// JSON written into a line by hand, with a scratch buffer for observations.
+struct Json<'a>(&'a mut String, &'a mut Vec<u8>);
+
+impl Json<'_> {
+    fn raw(&mut self, s: &str) {
+        self.0.push_str(s);
+    }
+
+    fn uint(&mut self, n: u64) {
+        self.raw(itoa::Buffer::new().format(n));
+    }
+
+    fn int(&mut self, n: i64) {
+        self.raw(itoa::Buffer::new().format(n));
+    }
+
+    /// `,"key":` — every key this writer writes is plain ASCII, no escape needed.
+    fn key(&mut self, key: &str) {
+        self.raw(",\"");
+        self.raw(key);
+        self.raw("\":");
+    }
+
+    fn kind(&mut self, kind: &str) {
+        self.key_str("kind", kind);
+    }
+
+    fn key_str(&mut self, key: &str, value: &str) {
+        self.key(key);
+        self.raw("\"");
+        Escaped(self.0).write_str(value).expect("a String takes any text");
+        self.raw("\"");
+    }
+
+    /// Writes `value` as the string `key` names; returns where its escaped text lies.
+    fn key_display(&mut self, key: &str, value: &impl fmt::Display) -> Range<usize> {
+        self.key(key);
+        self.raw("\"");
+        let start = self.0.len();
+        write!(Escaped(self.0), "{value}").expect("a String takes any text");
+        let end = self.0.len();
+        self.raw("\"");
+        start..end
+    }
+
+    fn key_uint(&mut self, key: &str, n: u64) {
+        self.key(key);
+        self.uint(n);
+    }
+
+    fn key_bool(&mut self, key: &str, b: bool) {
+        self.key(key);
+        self.raw(if b { "true" } else { "false" });
+    }
+}
