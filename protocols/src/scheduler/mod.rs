@@ -14,7 +14,7 @@ pub mod worker;
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
 use crate::judge::whole_history;
-use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_MS};
+use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS, MAX_MS};
 use crate::layout::{Layout, Role};
 use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
@@ -26,8 +26,9 @@ use obs::{SCHEDULER_EVENTS, STORE_EVENTS, SchedMsg, SchedObs, WORKER_EVENTS};
 use store::Dedup;
 use worker::Worker;
 
+/// Every instance fires every slot, so each one more multiplies a slot's messages: 16 is more
+/// than any real deployment runs, and stays cheap.
 const MAX_SCHEDULERS: u64 = 16;
-const MAX_WORKERS: u64 = 64;
 
 pub static SPEC: ProtocolSpec = ProtocolSpec {
     kind: "scheduler",
@@ -63,7 +64,7 @@ impl Scheduler {
             "clients",
             2,
             1,
-            MAX_WORKERS,
+            MAX_CLIENTS,
             "workers client-0..; slot s goes to client-(s mod clients)",
         )? as u32;
         let period_ns = k.millis(
