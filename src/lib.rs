@@ -16,7 +16,7 @@ pub use proptest;
 pub use explore::{Plan, PlanShape, ShapeNode, check, plans, violation};
 pub use fault_space::{FaultKind, FaultSpace, KindLimits};
 pub use locksim_protocols::{Role, Scenario};
-pub use locksim_sim::{Invariant, Status, Verdict, Violation};
+pub use locksim_sim::{Invariant, Status, Stop, Verdict, Violation};
 
 mod atomic_file;
 pub mod cli;

@@ -2,11 +2,39 @@
 //! one directory: `.<name>.tmp-<pid>`. It is removed when dropped unless it was moved into
 //! place, so error paths (and panics) leave nothing behind; a process killed outright cannot
 //! clean up, so the files of dead processes are removed when a new one is made beside them.
+//! An interrupt (Ctrl-C, SIGTERM, SIGHUP) is not a kill: [`remove_on_interrupt`] installs a
+//! handler that removes every temporary file still open before the process ends.
 
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The temporary files this process has open, for the interrupt handler. A file moved into
+/// place leaves the list under the same lock, so the handler never removes a finished output.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Exit status after an interrupt: 128 + SIGINT, as shells report it.
+const INTERRUPTED: i32 = 130;
+
+/// Makes Ctrl-C, SIGTERM and SIGHUP remove this process's temporary files, then end it with
+/// status 130. Installed once, by the CLI; a library caller keeps its own signal handling.
+pub fn remove_on_interrupt() {
+    // Fails only if a handler is installed already: then that one decides.
+    let _ = ctrlc::set_handler(|| {
+        let live = live();
+        for path in live.iter() {
+            let _ = std::fs::remove_file(path);
+        }
+        // The lock stays held: no output is moved into place after its files are gone.
+        std::process::exit(INTERRUPTED);
+    });
+}
+
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// A temporary file, removed on drop unless moved into place.
 pub struct TempFile {
@@ -27,7 +55,12 @@ impl TempFile {
         remove_stale(dir, &prefix);
         // `create_new` never follows a symlink planted at the temporary name.
         let path = dir.join(format!("{prefix}{}", std::process::id()));
-        let mut file = File::options().write(true).create_new(true).open(&path)?;
+        let mut file = {
+            let mut live = live();
+            let file = File::options().write(true).create_new(true).open(&path)?;
+            live.push(path.clone());
+            file
+        };
         let temp = TempFile { path };
         file.write_all(contents)?;
         file.sync_all()?;
@@ -40,20 +73,26 @@ impl TempFile {
 
     /// Moves the file over `target`, replacing whatever file is there.
     pub fn rename_to(self, target: &Path) -> io::Result<()> {
+        let _live = live();
         std::fs::rename(&self.path, target)
     }
 
     /// Gives the contents the name `target` only if nothing has it yet (a hard link fails
     /// rather than replaces); the temporary name is removed on drop either way.
     pub fn link_to(self, target: &Path) -> io::Result<()> {
+        let _live = live();
         std::fs::hard_link(&self.path, target)
     }
 }
 
 impl Drop for TempFile {
     fn drop(&mut self) {
+        let mut live = live();
         // After a rename the file is gone already; otherwise this is the cleanup.
         let _ = std::fs::remove_file(&self.path);
+        if let Some(i) = live.iter().position(|p| *p == self.path) {
+            live.swap_remove(i);
+        }
     }
 }
 

@@ -216,3 +216,27 @@ fn a_fault_plan_over_10000_entries_is_refused_at_the_first_one_past() {
         ],
     );
 }
+
+/// A scheduler with a 1 ms period is overloaded: thousands of slots stay outstanding, each
+/// re-sent every `retry_ms`, so its events grow with the square of its length (that is the
+/// system modelled). Each instance scanned every outstanding slot on every fire and retry, so the
+/// cost of each event grew too: 24 simulated seconds took 138 s. With the slots indexed by
+/// when they were sent it takes seconds; the limit here is far above that and far below the
+/// old cost.
+#[test]
+fn an_overloaded_scheduler_costs_per_event_what_a_quiet_one_does() {
+    let path = scratch("overloaded-scheduler.toml");
+    common::write_whole(
+        &path,
+        "name = \"overloaded\"\nseed = 1\nduration_ms = 24000\n\n[protocol]\nkind = \"scheduler\"\nschedulers = 3\n\
+         clients = 2\nperiod_ms = 1\nretry_ms = 3000\ndedup = \"same-tx\"\n",
+    );
+    let o = locksim_within(
+        Duration::from_secs(100),
+        &["run", path.to_str().unwrap(), "--timeline", "none", "--format", "json"],
+    );
+    let err = common::stderr(&o);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "a judged run: {err}");
+    let result: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON result");
+    assert_eq!(result["events"], 1_262_480, "the same run as before the index");
+}

@@ -123,6 +123,17 @@ fn control_characters_are_escaped_on_the_terminal() {
     assert!(text.contains(r"starts\u{1b}]0;owned\u{7}"), "{text}");
 }
 
+/// Error messages name the file, the key and the value: on stderr too, control characters in
+/// them are escaped rather than written raw to the terminal.
+#[test]
+fn control_characters_are_escaped_in_error_messages() {
+    let o = common::locksim(&["run", "missing\u{1b}[2J\u{7}.toml"]);
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(!err.contains(['\u{7}', '\u{1b}']), "{err}");
+    assert!(err.contains(r"missing\u{1b}[2J\u{7}.toml"), "{err}");
+}
+
 /// The explorer library (here under `report`, which has no progress thread) panicked when the
 /// system refused a worker thread; it now explores on the calling thread, with the same
 /// findings.

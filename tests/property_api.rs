@@ -87,7 +87,7 @@ proptest! {
     fn fenced_resource_never_accepts_a_lower_token(
         plan in locksim::plans(&PlanShape::of(&FENCED_RUN.0), &FENCED_RUN.1),
     ) {
-        let verdicts = locksim::check(&FENCED_RUN.0, &plan, 1);
+        let verdicts = locksim::check(&FENCED_RUN.0, &plan, 1)?;
         if let Some(v) = locksim::violation(&verdicts, FENCING_ORDER) {
             prop_assert!(false, "fencing_order violated: {}", v.why);
         }
@@ -100,7 +100,7 @@ fn the_wrong_variant_is_falsified_and_shrinks_to_one_entry() {
     let shape = PlanShape::of(&scenario);
     let mut runner = TestRunner::new(config(64));
     let result = runner.run(&locksim::plans(&shape, &space), |plan| {
-        let verdicts = locksim::check(&scenario, &plan, 1);
+        let verdicts = locksim::check(&scenario, &plan, 1)?;
         prop_assert!(locksim::violation(&verdicts, STALE_WRITE).is_none());
         Ok(())
     });
@@ -116,7 +116,7 @@ fn the_wrong_variant_is_falsified_and_shrinks_to_one_entry() {
     };
     assert_eq!(shape.nodes[node.index()].role, Role::Client);
     // And it replays: the same plan and seed violate the invariant again.
-    let verdicts = locksim::check(&scenario, &minimal, 1);
+    let verdicts = locksim::check(&scenario, &minimal, 1).expect("the run reaches its end");
     assert!(locksim::violation(&verdicts, STALE_WRITE).is_some());
 }
 
@@ -198,4 +198,16 @@ fn extreme_lengths_and_limits_saturate_instead_of_wrapping() {
             Ok(())
         })
         .expect("every plan is generated");
+}
+
+/// A run that stops short has no verdicts: `check` says why instead of handing a property an
+/// empty list it would read as "nothing violated".
+#[test]
+fn a_run_that_stalls_is_an_error_not_an_empty_verdict_list() {
+    let (scenario, _) = load(
+        "name = \"spin\"\nduration_ms = 1000\n\n[protocol]\nkind = \"single-redis\"\nwork_ms = 0\nthink_ms = 0\n\n\
+         [network]\nlatency_min_ms = 0\nlatency_max_ms = 0\n",
+    );
+    let stop = locksim::check(&scenario, &Plan::of(&scenario), 1).expect_err("the run stalls");
+    assert!(matches!(stop, locksim::Stop::Stalled { .. }), "{stop}");
 }

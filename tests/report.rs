@@ -51,3 +51,36 @@ fn a_report_of_an_empty_catalogue_is_a_clear_error() {
     );
     assert!(!scratch.join("out/matrix.md").exists(), "nothing half-written");
 }
+
+/// A configuration whose runs stall has no answer under any fault kind: the report says which
+/// cell and why (exit 2) and writes nothing, rather than a matrix whose "-" would read as
+/// "nothing violated".
+#[test]
+fn a_cell_whose_seeds_stop_short_is_an_error_not_a_dash() {
+    let scratch = common::scratch_dir("report-stalled");
+    let catalogue = scratch.join("catalogue");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&catalogue).expect("mkdir");
+    common::write_whole(
+        &catalogue.join("spin.toml"),
+        "name = \"spin\"\nduration_ms = 1000\n[protocol]\nkind = \"single-redis\"\nwork_ms = 0\nthink_ms = 0\n\
+         [network]\nlatency_min_ms = 0\nlatency_max_ms = 0\n[explore]\nfaults = [\"pause\"]\n\
+         [expect]\nmutual_exclusion = \"held\"\n",
+    );
+    let out = common::locksim(&[
+        "report",
+        "--seeds",
+        "2",
+        "--out",
+        scratch.join("out").to_str().expect("utf-8 path"),
+        "--catalogue",
+        catalogue.to_str().expect("utf-8 path"),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("spin under pause faults: seed 0 stopped short") && err.contains("stopped advancing"),
+        "{err}"
+    );
+    assert!(!scratch.join("out/matrix.md").exists(), "nothing half-written");
+}

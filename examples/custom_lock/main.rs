@@ -20,7 +20,7 @@
 //! The model is a model like the built-ins ([`model`]): a `ProtocolSpec` (kind, knobs, the lock
 //! invariants, its protections) and a configuration implementing `Protocol`, whose layout is
 //! declared once and whose run goes through `locksim::protocols::runner::run_world` to
-//! `check_lock`. Its scenarios are TOML (`durable.toml`, `volatile.toml` beside this file),
+//! `LockJudge`. Its scenarios are TOML (`durable.toml`, `volatile.toml` beside this file),
 //! loaded by locksim's loader against `Registry::builtin().with(&SPEC)`, so the kind, the
 //! knobs, `[[fault]]` node names and `after` events are checked as the catalogue's are.
 //! Exploration draws plans with `locksim::plans` over the scenario's `PlanShape` and fault
@@ -95,7 +95,7 @@ fn explore_durable(s: &Scenario, space: &FaultSpace) {
     let judged = s.protocol.spec().invariants;
     let tally = RefCell::new(vec![(0u32, 0u32); judged.len()]);
     let outcome = runner().run(&locksim::plans(&PlanShape::of(s), space), |plan| {
-        let verdicts = locksim::check(s, &plan, s.seed);
+        let verdicts = locksim::check(s, &plan, s.seed)?;
         for v in &verdicts {
             let Some(i) = judged.iter().position(|&j| j == v.invariant) else {
                 continue;
@@ -137,7 +137,7 @@ fn explore_volatile(s: &Scenario, space: &FaultSpace, text: &str) {
     let promise = promised(s);
     let first_size = RefCell::new(None);
     let outcome = runner().run(&locksim::plans(&PlanShape::of(s), space), |plan| {
-        let broken = broken_promise(&locksim::check(s, &plan, s.seed), &promise);
+        let broken = broken_promise(&locksim::check(s, &plan, s.seed)?, &promise);
         if broken.is_some() && first_size.borrow().is_none() {
             *first_size.borrow_mut() = Some(plan.size());
         }
@@ -173,7 +173,9 @@ fn explore_volatile(s: &Scenario, space: &FaultSpace, text: &str) {
     let replay_text = format!("{text}\n{plan_toml}");
     let replay = parse_scenario_in(&registry(), "volatile.toml + minimal plan", &replay_text)
         .unwrap_or_else(|e| fail(&format!("the counterexample does not load: {e}")));
-    let replayed = broken_promise(&locksim::check(&replay, &Plan::of(&replay), replay.seed), &promise);
+    let verdicts = locksim::check(&replay, &Plan::of(&replay), replay.seed)
+        .unwrap_or_else(|stop| fail(&format!("the counterexample stopped short: {stop}")));
+    let replayed = broken_promise(&verdicts, &promise);
     if replayed.as_deref() != Some(why.as_str()) {
         fail(&format!("the counterexample, loaded back, gave {replayed:?}"));
     }

@@ -8,10 +8,10 @@ use locksim::protocols::lock::check::LOCK_INVARIANTS;
 use locksim::protocols::lock::knobs::parse_liveness_window;
 use locksim::protocols::lock::obs::RESOURCE_EVENTS;
 use locksim::protocols::lock::resource::Resource;
-use locksim::protocols::lock::{LockSetup, SERVER_GROUP, check_lock};
+use locksim::protocols::lock::{LockJudge, LockSetup, SERVER_GROUP};
 use locksim::protocols::redis::min_replicas::MinReplicasConfig;
 use locksim::protocols::redis::server::{Persistence, RedisConfig, RedisServer, Role as RedisRole, ServerClock};
-use locksim::protocols::{Layout, Outcome, Protocol, ProtocolSpec, Role, Setting, run_world, whole_history};
+use locksim::protocols::{Layout, Outcome, Protocol, ProtocolSpec, Role, Setting, run_world};
 use locksim::sim::time::NS_PER_MS;
 use locksim::sim::{Level, NodeId, NodeSetup};
 
@@ -150,6 +150,6 @@ impl Protocol for TokenLease {
 
     fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
         let (nodes, setup) = self.build(setting);
-        run_world(nodes, setting, seed, level, whole_history(|h| check_lock(h, &setup)))
+        run_world(nodes, setting, seed, level, LockJudge::new(setup))
     }
 }

@@ -24,6 +24,9 @@ pub enum Stop {
     OverBudget { at_ns: u64, max_events: u64 },
 }
 
+/// A stopped run is an error to whoever wanted its verdicts (`?` in a proptest body fails the case).
+impl std::error::Error for Stop {}
+
 impl std::fmt::Display for Stop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {

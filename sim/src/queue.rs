@@ -10,6 +10,10 @@
 //! (A 4-ary heap was tried too: with the dozen or so items a run keeps queued, it executed
 //! more instructions than this binary one.) Since every key is unique (`seq`), the pop order is
 //! fully determined by the keys, whatever the heap's shape.
+//!
+//! Most pushes are the earliest item queued (a message a few ms away, while the queue holds
+//! timers and faults further out), and the next pop takes it. So the earliest key, when it came
+//! in as the earliest, waits in `front` outside the heap: that push and its pop skip the sifts.
 
 use crate::ids::NodeId;
 use crate::node::TimerTag;
@@ -74,6 +78,8 @@ impl Key {
 }
 
 pub(crate) struct Queue<M> {
+    /// When set, a key earlier than every key in `heap`: the next to pop.
+    front: Option<Key>,
     /// A binary min-heap of keys: the children of `i` are `2i+1` and `2i+2`.
     heap: Vec<Key>,
     /// Payloads by slot; `None` when the slot is free.
@@ -86,6 +92,7 @@ pub(crate) struct Queue<M> {
 impl<M> Queue<M> {
     pub(crate) fn new() -> Self {
         Queue {
+            front: None,
             heap: Vec::with_capacity(64),
             payloads: Vec::with_capacity(64),
             free: Vec::with_capacity(64),
@@ -123,20 +130,39 @@ impl<M> Queue<M> {
                 u32::try_from(self.payloads.len() - 1).expect("fewer than 2^32 queued items")
             }
         };
-        self.sift_up(Key { t_ns, order, slot });
+        let key = Key { t_ns, order, slot };
+        match self.front {
+            Some(front) if key.before(&front) => {
+                self.front = Some(key);
+                self.sift_up(front);
+            }
+            Some(_) => self.sift_up(key),
+            None if self.heap.first().is_none_or(|top| key.before(top)) => self.front = Some(key),
+            None => self.sift_up(key),
+        }
     }
 
     /// The next item due at or before `end_ns`, with its time.
     #[inline]
     pub(crate) fn pop_until(&mut self, end_ns: u64) -> Option<(u64, Due<M>)> {
-        let top = *self.heap.first()?;
-        if top.t_ns > end_ns {
-            return None;
-        }
-        let last = self.heap.pop().expect("not empty");
-        if !self.heap.is_empty() {
-            self.sift_down(last);
-        }
+        let top = match self.front {
+            Some(front) if front.t_ns > end_ns => return None,
+            Some(front) => {
+                self.front = None;
+                front
+            }
+            None => {
+                let top = *self.heap.first()?;
+                if top.t_ns > end_ns {
+                    return None;
+                }
+                let last = self.heap.pop().expect("not empty");
+                if !self.heap.is_empty() {
+                    self.sift_down(last);
+                }
+                top
+            }
+        };
         let due = self.payloads[top.slot as usize]
             .take()
             .expect("a queued slot holds its payload");
@@ -214,6 +240,26 @@ mod tests {
         );
         q.push(11, Due::Start(NodeId(0)));
         assert!(q.pop_until(10).is_none());
+    }
+
+    /// An earliest push waits in `front`; a still earlier one takes its place and sends it into
+    /// the heap, and a pop that finds `front` empty takes the heap's top.
+    #[test]
+    fn the_front_key_gives_way_to_an_earlier_one() {
+        let mut q: Queue<()> = Queue::new();
+        let times = |q: &mut Queue<()>, n: usize| -> Vec<u64> {
+            (0..n).map_while(|_| q.pop_until(100)).map(|(t, _)| t).collect()
+        };
+        q.push(50, Due::Start(NodeId(0)));
+        q.push(30, Due::Start(NodeId(1)));
+        q.push(40, Due::Start(NodeId(2)));
+        q.push(20, Due::Start(NodeId(3)));
+        assert_eq!(times(&mut q, 2), [20, 30]);
+        q.push(10, Due::Start(NodeId(4)));
+        q.push(45, Due::Start(NodeId(5)));
+        q.push(101, Due::Start(NodeId(6)));
+        assert_eq!(times(&mut q, 9), [10, 40, 45, 50]);
+        assert_eq!(q.pop_until(u64::MAX).map(|(t, _)| t), Some(101));
     }
 
     /// The heap against a sorted reference, with pushes and pops interleaved (slots are

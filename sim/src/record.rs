@@ -1,5 +1,5 @@
 //! Where a run's events go as they happen. The world keeps no history of its own: it hands
-//! each event to a [`Recorder`] the moment its step ends, so a run's memory grows only with
+//! each event to a [`Recorder`] the moment it happens, so a run's memory grows only with
 //! what the recorder keeps. A model's judge keeps what its checkers need, a trace writer
 //! writes each line and forgets it, and [`Keep`] keeps everything (for tests and small runs).
 

@@ -738,6 +738,41 @@ fn entries_whose_trigger_never_comes_are_reported_unfired() {
     assert_eq!(pauses, 2, "the two entries that fired paused the node");
 }
 
+/// Counts, per recorded event, the wall-clock jumps its node's clock track holds when the
+/// recorder is handed it.
+#[derive(Default)]
+struct JumpsSeen(Vec<(String, usize)>);
+
+impl locksim_sim::Recorder<Ping, Obs> for JumpsSeen {
+    fn record(&mut self, _index: usize, event: Event<Ping, Obs>, clocks: &[locksim_sim::ClockTrack]) {
+        if let What::Observe(Obs::Mark { label }) = event.what {
+            self.0
+                .push((label.to_string(), clocks[event.node.index()].jumps().len()));
+        }
+    }
+}
+
+/// The recorder gets each event with the clocks as they are at that event (record.rs): a jump
+/// that an event triggers later in the same step is not yet in the track the event is handed
+/// with (a recorder handed a step's events at its end would see it).
+#[test]
+fn a_recorder_sees_the_clocks_as_at_each_event() {
+    let toy = Toy::new().on_first_start([Act::Mark("before"), Act::Mark("after")]);
+    let cfg = WorldConfig {
+        seed: 1,
+        end_ns: S,
+        network: fixed_net(),
+        faults: FaultPlan {
+            entries: vec![after(A, "before", 1, FaultAction::ClockJump { node: A, by_ns: 5 })],
+        },
+        level: Level::Facts,
+        max_events: DEFAULT_MAX_EVENTS,
+    };
+    let mut seen = JumpsSeen::default();
+    World::new(nodes([toy]), cfg).run_to_end(&mut seen);
+    assert_eq!(seen.0, [("before".to_string(), 0), ("after".to_string(), 1)]);
+}
+
 /// A node that sends ping 1, records `acquired`, then sends ping 2 and records `after`, all in
 /// its start step.
 fn acquirer() -> Toy {

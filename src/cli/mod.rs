@@ -8,6 +8,18 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::timeline::TimelineMode;
 
+/// Every message the subcommands write to stderr goes through [`err_line`], so control
+/// characters in a name, a path or an edited trace's text are escaped there as they are on
+/// stdout: this shadows the standard macro in every module below, so no message can forget.
+macro_rules! eprintln {
+    () => {
+        $crate::cli::err_line("")
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::err_line(&format!($($arg)*))
+    };
+}
+
 mod explore;
 mod render;
 mod replay;
@@ -135,6 +147,13 @@ fn out(text: &str) {
     let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
 }
 
+/// Writes one line to stderr, control characters escaped as [`out`] escapes them.
+pub(crate) fn err_line(text: &str) {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{}", escape_controls(text));
+}
+
 /// `text` with every control character but `\n` written as its Rust escape; borrowed when it
 /// has none, as every catalogue output has none.
 fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
@@ -159,6 +178,7 @@ const BAD_INPUT: u8 = 2;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    crate::temp_file::remove_on_interrupt();
     ExitCode::from(match cli.command {
         Command::Run {
             scenario,

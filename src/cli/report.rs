@@ -18,7 +18,14 @@ pub(super) fn report(dir: PathBuf, catalogue: PathBuf, seeds: u64, shrink_runs: 
         }
     };
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let matrix = crate::report::matrix::build(&entries, crate::report::matrix::Budget { seeds, shrink_runs }, jobs);
+    let budget = crate::report::matrix::Budget { seeds, shrink_runs };
+    let matrix = match crate::report::matrix::build(&entries, budget, jobs) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return BAD_INPUT;
+        }
+    };
     if let Err(e) = std::fs::create_dir_all(&dir) {
         eprintln!("error: {}: cannot create the report folder: {e}", dir.display());
         return BAD_INPUT;

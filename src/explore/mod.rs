@@ -23,12 +23,18 @@ pub use strategy::plans;
 pub use swarm::plan_for_seed;
 
 use locksim_protocols::{Scenario, run};
-use locksim_sim::{Invariant, Level, Status, Verdict, Violation};
+use locksim_sim::{Invariant, Level, Status, Stop, Verdict, Violation};
 
 /// The verdicts of `scenario` under `plan` (which replaces the scenario's own faults) with
-/// `seed`: the entry point for a user's own property tests.
-pub fn check(scenario: &Scenario, plan: &Plan, seed: u64) -> Vec<Verdict> {
-    run(&plan.apply(scenario), seed, Level::Facts).verdicts
+/// `seed`: the entry point for a user's own property tests. A run that stopped short of its
+/// end (it stalled, or spent its event budget) has no verdicts: it is an error, not an empty
+/// list a property would read as "nothing violated".
+pub fn check(scenario: &Scenario, plan: &Plan, seed: u64) -> Result<Vec<Verdict>, Stop> {
+    let outcome = run(&plan.apply(scenario), seed, Level::Facts);
+    match outcome.stopped {
+        Some(stop) => Err(stop),
+        None => Ok(outcome.verdicts),
+    }
 }
 
 /// The violation of `invariant` among `verdicts`, if it was violated: what a property asserts

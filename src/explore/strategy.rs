@@ -23,7 +23,7 @@
 //! let (scenario, space) = locksim::load::parse_with_space("s.toml", "...").unwrap();
 //! let shape = PlanShape::of(&scenario);
 //! proptest!(|(plan in locksim::plans(&shape, &space))| {
-//!     let verdicts = locksim::check(&scenario, &plan, 1);
+//!     let verdicts = locksim::check(&scenario, &plan, 1)?;
 //!     prop_assert!(locksim::violation(&verdicts, FENCING_ORDER).is_none());
 //! });
 //! ```

@@ -68,9 +68,11 @@ fn single_kind(entry: &Entry, kind: FaultKind) -> Option<FaultSpace> {
     })
 }
 
-fn cell(entry: &Entry, kind: FaultKind, budget: Budget, jobs: usize) -> Cell {
+/// The cell of `entry` and `kind`, or why it has none: a seed whose run stopped short (it
+/// stalled, or spent its event budget) leaves a hole the matrix must not paper over with "-".
+fn cell(entry: &Entry, kind: FaultKind, budget: Budget, jobs: usize) -> Result<Cell, String> {
     let Some(space) = single_kind(entry, kind) else {
-        return Cell::NotApplicable;
+        return Ok(Cell::NotApplicable);
     };
     let s = &entry.loaded.scenario;
     let opts = Options {
@@ -81,6 +83,13 @@ fn cell(entry: &Entry, kind: FaultKind, budget: Budget, jobs: usize) -> Cell {
         target: None,
     };
     let summary = explore(s, &space, &opts, &Default::default());
+    if let Some((seed, stop)) = summary.stopped {
+        return Err(format!(
+            "{} under {} faults: seed {seed} stopped short ({stop}), so the cell has no answer",
+            entry.name(),
+            kind.name()
+        ));
+    }
     let violated = summary
         .violations
         .iter()
@@ -106,22 +115,24 @@ fn cell(entry: &Entry, kind: FaultKind, budget: Budget, jobs: usize) -> Cell {
             before,
         )
     });
-    Cell::Explored { violated, minimal }
+    Ok(Cell::Explored { violated, minimal })
 }
 
-pub fn build(entries: &[Entry], budget: Budget, jobs: usize) -> Matrix {
-    let rows = entries
-        .iter()
-        .map(|entry| Row {
+/// The matrix of `entries`, or the first cell that has no answer.
+pub fn build(entries: &[Entry], budget: Budget, jobs: usize) -> Result<Matrix, String> {
+    let mut rows = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let mut cells = BTreeMap::new();
+        for k in FaultKind::ALL {
+            cells.insert(k, cell(entry, k, budget, jobs)?);
+        }
+        rows.push(Row {
             config: entry.name().to_string(),
             protocol: entry.loaded.scenario.protocol.kind().to_string(),
-            cells: FaultKind::ALL
-                .into_iter()
-                .map(|k| (k, cell(entry, k, budget, jobs)))
-                .collect(),
-        })
-        .collect();
-    Matrix { budget, rows }
+            cells,
+        });
+    }
+    Ok(Matrix { budget, rows })
 }
 
 pub fn markdown(m: &Matrix) -> String {

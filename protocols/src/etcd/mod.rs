@@ -12,14 +12,13 @@ pub mod server;
 
 use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 
-use crate::judge::whole_history;
 use crate::knobs::{KnobError, Knobs, MAX_CLIENTS};
 use crate::layout::{Layout, Role};
 use crate::lock::check::LOCK_INVARIANTS;
 use crate::lock::knobs::{ClientConfig, FencingTokens, parse_liveness_window};
 use crate::lock::obs::RESOURCE_EVENTS;
 use crate::lock::resource::{Resource, ResourceKind};
-use crate::lock::{LockSetup, SERVER_GROUP, check_lock};
+use crate::lock::{LockJudge, LockSetup, SERVER_GROUP};
 use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
 use crate::runner::run_world;
@@ -228,7 +227,7 @@ impl Protocol for EtcdLease {
 
     fn run(&self, setting: Setting<'_>, seed: u64, level: Level) -> Outcome {
         let (nodes, setup) = self.build(setting);
-        run_world(nodes, setting, seed, level, whole_history(|h| check_lock(h, &setup)))
+        run_world(nodes, setting, seed, level, LockJudge::new(setup))
     }
 }
 

@@ -11,7 +11,7 @@ pub mod knobs;
 pub mod obs;
 pub mod resource;
 
-pub use check::{LockSetup, check_lock};
+pub use check::{LockJudge, LockSetup};
 pub use obs::LockObs;
 
 /// The layout group of a lock service's servers (`server-0`, `server-1`, ...): bit i of a

@@ -6,9 +6,8 @@ use locksim_sim::{Ctx, Level, Node, NodeId, NodeSetup, TimerTag};
 use super::client::LockClient;
 use super::msg::Msg;
 use super::server::RedisServer;
-use crate::judge::whole_history;
 use crate::lock::resource::Resource;
-use crate::lock::{LockObs, LockSetup, check_lock};
+use crate::lock::{LockJudge, LockObs, LockSetup};
 use crate::outcome::Outcome;
 use crate::runner::run_world;
 use crate::setting::Setting;
@@ -21,7 +20,7 @@ pub fn run_redis_world(
     seed: u64,
     level: Level,
 ) -> Outcome {
-    run_world(nodes, setting, seed, level, whole_history(|h| check_lock(h, &setup)))
+    run_world(nodes, setting, seed, level, LockJudge::new(setup))
 }
 
 /// Every role of a Redis-family world.

@@ -15,7 +15,7 @@
 //! That re-send is the retry a worker runs after a crash: it remembers nothing of the first
 //! attempt, so only the store can tell it the slot already ran.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use locksim_sim::{Ctx, NodeId, TimerTag};
 
@@ -44,6 +44,11 @@ pub struct Instance {
     // Volatile: a restarted instance starts from the next boundary.
     last_fired: Option<i64>,
     outstanding: BTreeMap<i64, Pending>,
+    /// The outstanding slots by when they were last sent, `(sent_mono_ns, slot)`: the retry
+    /// timer aims at the first, and a retry finds the due ones without a scan of every slot
+    /// (an overloaded schedule — a 1 ms period — keeps thousands outstanding, and scanning them
+    /// on every fire made a run's cost grow with the square of its length).
+    by_sent: BTreeSet<(u64, i64)>,
 }
 
 type InstanceCtx<'a> = Ctx<'a, SchedMsg, SchedObs>;
@@ -54,6 +59,7 @@ impl Instance {
             cfg,
             last_fired: None,
             outstanding: BTreeMap::new(),
+            by_sent: BTreeSet::new(),
         }
     }
 
@@ -80,6 +86,7 @@ impl Instance {
     pub fn on_crash(&mut self) {
         self.last_fired = None;
         self.outstanding.clear();
+        self.by_sent.clear();
     }
 
     /// A stepped wall clock moves the next boundary.
@@ -106,7 +113,7 @@ impl Instance {
         let worker = Self::worker_of(&self.cfg.workers, slot);
         ctx.record(SchedObs::SlotFired { job: JOB, slot, worker });
         ctx.send(worker, SchedMsg::Run { slot });
-        self.outstanding.insert(
+        self.keep(
             slot,
             Pending {
                 worker,
@@ -117,18 +124,35 @@ impl Instance {
         self.arm_retry(ctx);
     }
 
+    /// Keeps `slot` outstanding as `p` (replacing what it was).
+    fn keep(&mut self, slot: i64, p: Pending) {
+        if let Some(old) = self.outstanding.insert(slot, p) {
+            self.by_sent.remove(&(old.sent_mono_ns, slot));
+        }
+        self.by_sent.insert((p.sent_mono_ns, slot));
+    }
+
+    /// Forgets `slot`; what it was, if it was outstanding.
+    fn forget(&mut self, slot: i64) -> Option<Pending> {
+        let p = self.outstanding.remove(&slot)?;
+        self.by_sent.remove(&(p.sent_mono_ns, slot));
+        Some(p)
+    }
+
     fn retry(&mut self, ctx: &mut InstanceCtx<'_>) {
         let now = ctx.mono_ns();
-        let due: Vec<i64> = self
-            .outstanding
+        // Due: sent at least `retry_ns` ago. Handled in slot order, as they always were.
+        let mut due: Vec<i64> = self
+            .by_sent
             .iter()
-            .filter(|(_, p)| now - p.sent_mono_ns >= self.cfg.retry_ns)
-            .map(|(slot, _)| *slot)
+            .take_while(|(sent_mono_ns, _)| now - sent_mono_ns >= self.cfg.retry_ns)
+            .map(|&(_, slot)| slot)
             .collect();
+        due.sort_unstable();
         for slot in due {
             let p = self.outstanding[&slot];
             if p.attempts >= self.cfg.max_attempts {
-                self.outstanding.remove(&slot);
+                self.forget(slot);
                 ctx.record(SchedObs::GaveUp {
                     slot,
                     attempts: p.attempts,
@@ -142,7 +166,7 @@ impl Instance {
                 attempt,
             });
             ctx.send(p.worker, SchedMsg::Run { slot });
-            self.outstanding.insert(
+            self.keep(
                 slot,
                 Pending {
                     attempts: attempt,
@@ -158,10 +182,9 @@ impl Instance {
     fn arm_retry(&mut self, ctx: &mut InstanceCtx<'_>) {
         let now = ctx.mono_ns();
         match self
-            .outstanding
-            .values()
-            .map(|p| p.sent_mono_ns + self.cfg.retry_ns)
-            .min()
+            .by_sent
+            .first()
+            .map(|(sent_mono_ns, _)| sent_mono_ns + self.cfg.retry_ns)
         {
             Some(due) => ctx.set_timer(RETRY, due.saturating_sub(now)),
             None => ctx.cancel_timer(RETRY),
@@ -170,7 +193,7 @@ impl Instance {
 
     pub fn on_msg(&mut self, ctx: &mut InstanceCtx<'_>, from: NodeId, msg: SchedMsg) {
         if let SchedMsg::Done { slot } = msg
-            && self.outstanding.remove(&slot).is_some()
+            && self.forget(slot).is_some()
         {
             ctx.record(SchedObs::JobDone { slot, worker: from });
             self.arm_retry(ctx);

@@ -7,37 +7,38 @@ use crate::ids::NodeId;
 use crate::network::Route;
 use crate::node::{Ctx, Effect, Node};
 use crate::queue::Due;
+use crate::record::Recorder;
 
 impl<N: Node> World<N> {
-    pub(super) fn dispatch(&mut self, due: Due<N::Msg>) {
+    pub(super) fn dispatch(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, due: Due<N::Msg>) {
         match due {
-            Due::Start(node) => self.start(node, due),
+            Due::Start(node) => self.start(rec, node, due),
             Due::Deliver {
                 from,
                 to,
                 msg_id,
                 incarnation,
                 msg,
-            } => self.deliver(from, to, msg_id, incarnation, msg),
+            } => self.deliver(rec, from, to, msg_id, incarnation, msg),
             Due::Timer {
                 node,
                 tag,
                 generation,
                 target_mono_ns,
                 ..
-            } => self.timer_due(node, tag, generation, target_mono_ns, due),
-            Due::ClockJumped(node) => self.step_or_hold(node, Input::ClockJump, due),
-            Due::FailedOver(node, primary) => self.step_or_hold(node, Input::Failover(primary), due),
-            Due::Fault(fault) => self.fire(fault),
-            Due::Resume(node) => self.resume(node),
-            Due::Restart(node) => self.restart(node),
-            Due::Heal(fault) => self.heal(fault),
-            Due::WindowEnd(fault) => self.end_window(fault),
+            } => self.timer_due(rec, node, tag, generation, target_mono_ns, due),
+            Due::ClockJumped(node) => self.step_or_hold(rec, node, Input::ClockJump, due),
+            Due::FailedOver(node, primary) => self.step_or_hold(rec, node, Input::Failover(primary), due),
+            Due::Fault(fault) => self.fire(rec, fault),
+            Due::Resume(node) => self.resume(rec, node),
+            Due::Restart(node) => self.restart(rec, node),
+            Due::Heal(fault) => self.heal(rec, fault),
+            Due::WindowEnd(fault) => self.end_window(rec, fault),
         }
     }
 
     /// Starts `node` once; a paused node starts on resume (`due` waits), a crashed one never.
-    fn start(&mut self, node: NodeId, due: Due<N::Msg>) {
+    fn start(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId, due: Due<N::Msg>) {
         let slot = &mut self.slots[node.index()];
         match slot.life {
             _ if slot.started => {}
@@ -46,19 +47,27 @@ impl<N: Node> World<N> {
             Life::Running => {
                 slot.started = true;
                 if self.level == Level::Full {
-                    self.push_event(node, What::Start);
+                    self.push_event(rec, node, What::Start);
                 }
-                self.step(node, Input::Start);
+                self.step(rec, node, Input::Start);
             }
         }
     }
 
     /// A message arrives at `to`: dropped if the incarnation it was sent to is gone, held
     /// while `to` is paused, handled otherwise.
-    fn deliver(&mut self, from: NodeId, to: NodeId, msg_id: u64, incarnation: u32, msg: N::Msg) {
+    fn deliver(
+        &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
+        from: NodeId,
+        to: NodeId,
+        msg_id: u64,
+        incarnation: u32,
+        msg: N::Msg,
+    ) {
         let slot = &mut self.slots[to.index()];
         if slot.life == Life::Crashed || slot.incarnation != incarnation {
-            self.drop_at_down_node(from, to, msg_id, msg);
+            self.drop_at_down_node(rec, from, to, msg_id, msg);
         } else if let Life::Paused { .. } = slot.life {
             slot.pending.push(Due::Deliver {
                 from,
@@ -75,16 +84,24 @@ impl<N: Node> World<N> {
                     msg_id,
                     msg: msg.clone(),
                 };
-                self.push_event(to, what);
+                self.push_event(rec, to, what);
             }
-            self.step(to, Input::Msg(from, msg));
+            self.step(rec, to, Input::Msg(from, msg));
         }
     }
 
     /// Records a message that reached a node that is down (or went down with it queued).
-    pub(super) fn drop_at_down_node(&mut self, from: NodeId, to: NodeId, msg_id: u64, msg: N::Msg) {
+    pub(super) fn drop_at_down_node(
+        &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
+        from: NodeId,
+        to: NodeId,
+        msg_id: u64,
+        msg: N::Msg,
+    ) {
         let reason = DropReason::Down;
         self.push_event(
+            rec,
             to,
             What::Drop {
                 from,
@@ -98,16 +115,22 @@ impl<N: Node> World<N> {
 
     /// Runs `input` at a running node; a paused node gets it on resume (`later` waits in its
     /// pending list), a crashed one never.
-    pub(super) fn step_or_hold(&mut self, node: NodeId, input: Input<N::Msg>, later: Due<N::Msg>) {
+    pub(super) fn step_or_hold(
+        &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
+        node: NodeId,
+        input: Input<N::Msg>,
+        later: Due<N::Msg>,
+    ) {
         match self.slots[node.index()].life {
-            Life::Running => self.step(node, input),
+            Life::Running => self.step(rec, node, input),
             Life::Paused { .. } => self.slots[node.index()].pending.push(later),
             Life::Crashed => {}
         }
     }
 
     /// Runs one handler of `node` and applies what it asked for.
-    pub(super) fn step(&mut self, node: NodeId, input: Input<N::Msg>) {
+    pub(super) fn step(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId, input: Input<N::Msg>) {
         let now_ns = self.now_ns;
         let mut out = std::mem::take(&mut self.out);
         let crash = matches!(input, Input::Crash);
@@ -127,42 +150,52 @@ impl<N: Node> World<N> {
         if crash {
             for effect in out.drain(..) {
                 if let Effect::Record(obs) = effect {
-                    self.push_event(node, What::Observe(obs));
+                    self.push_event(rec, node, What::Observe(obs));
                 }
             }
         } else {
-            self.apply(node, &mut out);
+            self.apply(rec, node, &mut out);
         }
         self.out = out;
     }
 
     /// Applies effects in order. A fault triggered by a record takes effect at once: after a
-    /// pause the rest is held back until resume, after a crash it is lost.
-    pub(super) fn apply(&mut self, node: NodeId, effects: &mut Vec<Effect<N::Msg, N::Obs>>) {
+    /// pause the rest is held back until resume, after a crash it is lost. The node runs when
+    /// this starts, and only a record can fire a fault, so its lifecycle is read again only
+    /// after a record that fired one (not before every effect).
+    pub(super) fn apply(
+        &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
+        node: NodeId,
+        effects: &mut Vec<Effect<N::Msg, N::Obs>>,
+    ) {
+        debug_assert!(self.slots[node.index()].life == Life::Running);
         let mut effects = effects.drain(..);
         while let Some(effect) = effects.next() {
-            match self.slots[node.index()].life {
-                Life::Running => {}
-                Life::Paused { .. } => {
-                    let held = &mut self.slots[node.index()].held;
-                    held.push(effect);
-                    held.extend(effects);
-                    return;
-                }
-                Life::Crashed => return,
-            }
             match effect {
-                Effect::Send { to, msg } => self.send(node, to, msg),
+                Effect::Send { to, msg } => self.send(rec, node, to, msg),
                 Effect::SetTimer { tag, after_ns } => self.set_timer(node, tag, after_ns),
                 Effect::CancelTimer { tag } => self.cancel_timer(node, tag),
-                Effect::Record(obs) => self.observe(node, obs),
+                Effect::Record(obs) => {
+                    if !self.observe(rec, node, obs) {
+                        continue;
+                    }
+                    match self.slots[node.index()].life {
+                        Life::Running => {}
+                        Life::Paused { .. } => {
+                            self.slots[node.index()].held.extend(effects);
+                            return;
+                        }
+                        Life::Crashed => return,
+                    }
+                }
             }
         }
     }
 
     /// Puts a message on the network: the route decides whether, when and how often it
     /// arrives; each copy is addressed to the receiver's incarnation now.
-    fn send(&mut self, from: NodeId, to: NodeId, msg: N::Msg) {
+    fn send(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, from: NodeId, to: NodeId, msg: N::Msg) {
         self.stats.sent += 1;
         self.next_msg_id += 1;
         let msg_id = self.next_msg_id;
@@ -175,10 +208,11 @@ impl<N: Node> World<N> {
                 msg_id,
                 msg: msg.clone(),
             };
-            self.push_event(from, what);
+            self.push_event(rec, from, what);
         }
         match route {
             Route::Dropped(reason) => self.push_event(
+                rec,
                 from,
                 What::Drop {
                     from,

@@ -6,36 +6,37 @@ use crate::history::What;
 use crate::ids::NodeId;
 use crate::node::Node;
 use crate::queue::Due;
+use crate::record::Recorder;
 
 impl<N: Node> World<N> {
     /// Fires plan entry `fault` now: its trigger came (its time, or a node's `nth` event).
-    pub(super) fn fire(&mut self, fault: u32) {
+    pub(super) fn fire(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, fault: u32) {
         self.fired[fault as usize] = true;
         match self.plan.entries[fault as usize].action.clone() {
             FaultAction::Pause {
                 node,
                 duration_ns,
                 suspend,
-            } => self.pause(node, duration_ns, suspend),
-            FaultAction::Crash { node, restart_after_ns } => self.crash(node, restart_after_ns),
+            } => self.pause(rec, node, duration_ns, suspend),
+            FaultAction::Crash { node, restart_after_ns } => self.crash(rec, node, restart_after_ns),
             FaultAction::Partition { heal_after_ns, .. } | FaultAction::Isolate { heal_after_ns, .. } => {
-                self.partition(fault, heal_after_ns)
+                self.partition(rec, fault, heal_after_ns)
             }
-            FaultAction::ClockJump { node, by_ns } => self.jump_clock(node, by_ns),
+            FaultAction::ClockJump { node, by_ns } => self.jump_clock(rec, node, by_ns),
             FaultAction::Delay {
                 from,
                 to,
                 window_ns,
                 extra_ns,
-            } => self.delay(fault, (from, to), window_ns, extra_ns),
-            FaultAction::Failover { node: primary } => self.fail_over(primary),
+            } => self.delay(rec, fault, (from, to), window_ns, extra_ns),
+            FaultAction::Failover { node: primary } => self.fail_over(rec, primary),
             FaultAction::Loss {
                 from,
                 to,
                 ppm,
                 window_ns,
                 duplicate,
-            } => self.make_lossy(fault, (from, to), ppm, window_ns, duplicate),
+            } => self.make_lossy(rec, fault, (from, to), ppm, window_ns, duplicate),
         }
     }
 
@@ -51,29 +52,36 @@ impl<N: Node> World<N> {
         }
     }
 
-    fn partition(&mut self, fault: u32, heal_after_ns: Option<u64>) {
+    fn partition(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, fault: u32, heal_after_ns: Option<u64>) {
         let (groups, one_way) = self.cut_groups(fault);
         self.net.cut(&groups, one_way, true);
-        self.push_event(NodeId::NET, What::Partition { fault, groups, one_way });
+        self.push_event(rec, NodeId::NET, What::Partition { fault, groups, one_way });
         if let Some(after_ns) = heal_after_ns {
             self.queue.push(self.now_ns + after_ns, Due::Heal(fault));
         }
     }
 
-    pub(super) fn heal(&mut self, fault: u32) {
+    pub(super) fn heal(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, fault: u32) {
         let (groups, one_way) = self.cut_groups(fault);
         self.net.cut(&groups, one_way, false);
-        self.push_event(NodeId::NET, What::Heal { fault });
+        self.push_event(rec, NodeId::NET, What::Heal { fault });
     }
 
     /// Steps `node`'s wall clock; the node hears of it (on resume, if paused).
-    fn jump_clock(&mut self, node: NodeId, by_ns: i64) {
+    fn jump_clock(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId, by_ns: i64) {
         self.clocks[node.index()].jump(self.now_ns, by_ns);
-        self.push_event(node, What::ClockJump { by_ns });
-        self.step_or_hold(node, Input::ClockJump, Due::ClockJumped(node));
+        self.push_event(rec, node, What::ClockJump { by_ns });
+        self.step_or_hold(rec, node, Input::ClockJump, Due::ClockJumped(node));
     }
 
-    fn delay(&mut self, fault: u32, (from, to): (NodeId, NodeId), window_ns: u64, extra_ns: u64) {
+    fn delay(
+        &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
+        fault: u32,
+        (from, to): (NodeId, NodeId),
+        window_ns: u64,
+        extra_ns: u64,
+    ) {
         let now_ns = self.now_ns;
         self.net.add_delay(fault, from, to, now_ns + window_ns, extra_ns);
         let what = What::Delay {
@@ -83,22 +91,23 @@ impl<N: Node> World<N> {
             window_ns,
             extra_ns,
         };
-        self.push_event(NodeId::NET, what);
+        self.push_event(rec, NodeId::NET, what);
         self.queue.push(now_ns + window_ns, Due::WindowEnd(fault));
     }
 
     /// The operator's failover tool replaces `primary`: every running node hears it now, a
     /// paused one on resume.
-    fn fail_over(&mut self, primary: NodeId) {
-        self.push_event(NodeId::NET, What::Failover { primary });
+    fn fail_over(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, primary: NodeId) {
+        self.push_event(rec, NodeId::NET, What::Failover { primary });
         for i in 0..self.slots.len() {
             let node = NodeId(i as u32);
-            self.step_or_hold(node, Input::Failover(primary), Due::FailedOver(node, primary));
+            self.step_or_hold(rec, node, Input::Failover(primary), Due::FailedOver(node, primary));
         }
     }
 
     fn make_lossy(
         &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
         fault: u32,
         (from, to): (Option<NodeId>, Option<NodeId>),
         ppm: u32,
@@ -115,14 +124,14 @@ impl<N: Node> World<N> {
             ppm,
             duplicate,
         };
-        self.push_event(NodeId::NET, what);
+        self.push_event(rec, NodeId::NET, what);
         if let Some(w) = window_ns {
             self.queue.push(now_ns + w, Due::WindowEnd(fault));
         }
     }
 
-    pub(super) fn end_window(&mut self, fault: u32) {
+    pub(super) fn end_window(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, fault: u32) {
         self.net.end_window(fault);
-        self.push_event(NodeId::NET, What::WindowEnd { fault });
+        self.push_event(rec, NodeId::NET, What::WindowEnd { fault });
     }
 }

@@ -5,11 +5,18 @@ use crate::history::What;
 use crate::ids::NodeId;
 use crate::node::Node;
 use crate::queue::Due;
+use crate::record::Recorder;
 
 impl<N: Node> World<N> {
     /// Pauses `node` for `duration_ns` (a pause during a pause ends at the later end); with
     /// `suspend` its monotonic clock stands still meanwhile.
-    pub(super) fn pause(&mut self, node: NodeId, duration_ns: u64, suspend: bool) {
+    pub(super) fn pause(
+        &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
+        node: NodeId,
+        duration_ns: u64,
+        suspend: bool,
+    ) {
         let now_ns = self.now_ns;
         let slot = &mut self.slots[node.index()];
         let until_ns = now_ns + duration_ns;
@@ -23,31 +30,31 @@ impl<N: Node> World<N> {
         if suspend {
             self.clocks[node.index()].suspend(now_ns, until_ns);
         }
-        self.push_event(node, What::Pause { duration_ns, suspend });
+        self.push_event(rec, node, What::Pause { duration_ns, suspend });
         self.queue.push(until_ns, Due::Resume(node));
     }
 
     /// Ends a pause that is due now: the held rest of the interrupted step runs first, then
     /// what came due meanwhile.
-    pub(super) fn resume(&mut self, node: NodeId) {
+    pub(super) fn resume(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId) {
         let slot = &mut self.slots[node.index()];
         match slot.life {
             Life::Paused { until_ns } if until_ns <= self.now_ns => slot.life = Life::Running,
             _ => return,
         }
-        self.push_event(node, What::Resume);
+        self.push_event(rec, node, What::Resume);
         let mut held = std::mem::take(&mut self.slots[node.index()].held);
-        self.apply(node, &mut held);
-        self.run_pending(node);
+        self.apply(rec, node, &mut held);
+        self.run_pending(rec, node);
     }
 
     /// What came due during the pause is handled now, in arrival order, before anything else
     /// due at this instant: re-queuing it would let a later message on the same link overtake.
-    fn run_pending(&mut self, node: NodeId) {
+    fn run_pending(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId) {
         let mut pending = std::mem::take(&mut self.slots[node.index()].pending).into_iter();
         while let Some(due) = pending.next() {
             match self.slots[node.index()].life {
-                Life::Running => self.dispatch(due),
+                Life::Running => self.dispatch(rec, due),
                 Life::Paused { .. } => {
                     // Paused again by what it just handled: the rest waits for the next resume.
                     let slot = &mut self.slots[node.index()];
@@ -58,7 +65,7 @@ impl<N: Node> World<N> {
                 Life::Crashed => {
                     // Crashed by what it just handled: the rest arrives at a dead process.
                     for due in std::iter::once(due).chain(pending) {
-                        self.dispatch(due);
+                        self.dispatch(rec, due);
                     }
                     return;
                 }
@@ -68,11 +75,16 @@ impl<N: Node> World<N> {
 
     /// Stops `node`: its timers, held effects and pending deliveries are lost (the deliveries
     /// recorded as drops), its handler for the crash runs, and a restart is queued if asked.
-    pub(super) fn crash(&mut self, node: NodeId, restart_after_ns: Option<u64>) {
+    pub(super) fn crash(
+        &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
+        node: NodeId,
+        restart_after_ns: Option<u64>,
+    ) {
         if self.slots[node.index()].life == Life::Crashed {
             return;
         }
-        self.push_event(node, What::Crash { restart_after_ns });
+        self.push_event(rec, node, What::Crash { restart_after_ns });
         let now_ns = self.now_ns;
         self.clocks[node.index()].end_suspension(now_ns);
         let slot = &mut self.slots[node.index()];
@@ -89,16 +101,16 @@ impl<N: Node> World<N> {
                 from, to, msg_id, msg, ..
             } = due
             {
-                self.drop_at_down_node(from, to, msg_id, msg);
+                self.drop_at_down_node(rec, from, to, msg_id, msg);
             }
         }
-        self.step(node, Input::Crash);
+        self.step(rec, node, Input::Crash);
         if let Some(after_ns) = restart_after_ns {
             self.queue.push(self.now_ns + after_ns, Due::Restart(node));
         }
     }
 
-    pub(super) fn restart(&mut self, node: NodeId) {
+    pub(super) fn restart(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId) {
         let slot = &mut self.slots[node.index()];
         if slot.life != Life::Crashed {
             return;
@@ -108,7 +120,7 @@ impl<N: Node> World<N> {
         // Messages sent while it was down were addressed to no process: they must not reach
         // this one either.
         slot.incarnation += 1;
-        self.push_event(node, What::Restart);
-        self.step(node, Input::Start);
+        self.push_event(rec, node, What::Restart);
+        self.step(rec, node, Input::Start);
     }
 }

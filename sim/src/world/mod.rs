@@ -130,10 +130,10 @@ pub struct World<N: Node> {
     /// Per plan entry: whether its trigger came.
     fired: Vec<bool>,
     watches: Vec<Watch>,
+    /// How many of `watches` still wait for an event.
+    watching: usize,
     /// Each node's clock, by node index: beside the slots so a recorder can read them all.
     clocks: Vec<ClockTrack>,
-    /// The current step's events, not yet handed to the recorder.
-    events: Vec<Event<N::Msg, N::Obs>>,
     /// How many events the recorder has been handed: the next one's index.
     recorded: usize,
     stats: Stats,
@@ -167,8 +167,7 @@ impl<N: Node> World<N> {
             fired: vec![false; cfg.faults.entries.len()],
             plan: cfg.faults,
             watches: Vec::new(),
-            // The events of one step, handed to the recorder after it: a handful at a time.
-            events: Vec::with_capacity(16),
+            watching: 0,
             recorded: 0,
             stats: Stats::default(),
             next_msg_id: 0,
@@ -201,7 +200,6 @@ impl<N: Node> World<N> {
         let mut handled = 0u64;
         let mut at_this_instant = 0u64;
         let mut stopped = None;
-        self.hand_over(recorder);
         while let Some((t_ns, due)) = self.queue.pop_until(self.end_ns) {
             debug_assert!(t_ns >= self.now_ns, "time went backwards");
             at_this_instant = if t_ns == self.now_ns { at_this_instant + 1 } else { 1 };
@@ -223,8 +221,7 @@ impl<N: Node> World<N> {
             {
                 continue;
             }
-            self.dispatch(due);
-            self.hand_over(recorder);
+            self.dispatch(recorder, due);
         }
         let unfired = self.unfired();
         Finished {
@@ -240,29 +237,25 @@ impl<N: Node> World<N> {
         }
     }
 
-    /// Hands the step's events to `recorder`, numbered in the order they happened.
-    fn hand_over(&mut self, recorder: &mut impl Recorder<N::Msg, N::Obs>) {
-        for event in self.events.drain(..) {
-            recorder.record(self.recorded, event, &self.clocks);
-            self.recorded += 1;
-        }
-    }
-
-    /// Appends a fact to the step's events, stamped with the node's clock readings now (zeros for
-    /// the network, which has no clock).
-    fn push_event(&mut self, node: NodeId, what: What<N::Msg, N::Obs>) {
+    /// Hands a fact to the recorder at once, numbered in the order they happen and stamped with
+    /// the node's clock readings now (zeros for the network, which has no clock). Handed at
+    /// once, not gathered per step: an event then crosses one move, not two.
+    #[inline]
+    fn push_event(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId, what: What<N::Msg, N::Obs>) {
         let (wall_ns, mono_ns) = if node == NodeId::NET {
             (0, 0)
         } else {
             let clock = &self.clocks[node.index()];
             (clock.wall_now(self.now_ns), clock.mono_at(self.now_ns))
         };
-        self.events.push(Event {
+        let event = Event {
             t_ns: self.now_ns,
             node,
             wall_ns,
             mono_ns,
             what,
-        });
+        };
+        rec.record(self.recorded, event, &self.clocks);
+        self.recorded += 1;
     }
 }

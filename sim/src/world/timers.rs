@@ -6,6 +6,7 @@ use crate::history::{Level, What};
 use crate::ids::NodeId;
 use crate::node::{Node, TimerTag};
 use crate::queue::Due;
+use crate::record::Recorder;
 
 /// One timer tag of one node.
 ///
@@ -128,6 +129,7 @@ impl<N: Node> World<N> {
     /// re-armed because a suspension stopped the monotonic clock after it was set.
     pub(super) fn timer_due(
         &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
         node: NodeId,
         tag: TimerTag,
         generation: u32,
@@ -147,9 +149,9 @@ impl<N: Node> World<N> {
         } else {
             self.stats.timers += 1;
             if self.level == Level::Full {
-                self.push_event(node, What::Timer { tag });
+                self.push_event(rec, node, What::Timer { tag });
             }
-            self.step(node, Input::Timer(tag));
+            self.step(rec, node, Input::Timer(tag));
         }
     }
 }

@@ -7,6 +7,7 @@ use crate::history::What;
 use crate::ids::NodeId;
 use crate::node::{Node, Observation};
 use crate::queue::Due;
+use crate::record::Recorder;
 
 /// A fault waiting for the `nth` occurrence of a node's event.
 pub(super) struct Watch {
@@ -22,30 +23,44 @@ impl<N: Node> World<N> {
         for (i, entry) in self.plan.entries.iter().enumerate() {
             match &entry.trigger {
                 Trigger::At { at_ns } => self.queue.push(*at_ns, Due::Fault(i as u32)),
-                Trigger::After { node, event, nth } => self.watches.push(Watch {
-                    fault: i as u32,
-                    node: *node,
-                    event: event.clone(),
-                    remaining: (*nth).max(1),
-                }),
+                Trigger::After { node, event, nth } => {
+                    self.watching += 1;
+                    self.watches.push(Watch {
+                        fault: i as u32,
+                        node: *node,
+                        event: event.clone(),
+                        remaining: (*nth).max(1),
+                    })
+                }
             }
         }
     }
 
-    /// Records an observation and fires each fault whose watched event it completes.
-    pub(super) fn observe(&mut self, node: NodeId, obs: N::Obs) {
+    /// Records an observation and fires each fault whose watched event it completes; says
+    /// whether one fired (only then can the node's lifecycle have changed).
+    pub(super) fn observe(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId, obs: N::Obs) -> bool {
+        if self.watching == 0 {
+            // Most runs watch for nothing, or their watches are spent early: most records
+            // skip the walk (and the event name).
+            self.push_event(rec, node, What::Observe(obs));
+            return false;
+        }
         let kind = obs.kind();
-        self.push_event(node, What::Observe(obs));
+        let mut fired = false;
+        self.push_event(rec, node, What::Observe(obs));
         for w in 0..self.watches.len() {
             let watch = &mut self.watches[w];
             if watch.remaining > 0 && watch.node == node && watch.event == kind {
                 watch.remaining -= 1;
                 if watch.remaining == 0 {
+                    self.watching -= 1;
                     let fault = watch.fault;
-                    self.fire(fault);
+                    self.fire(rec, fault);
+                    fired = true;
                 }
             }
         }
+        fired
     }
 
     /// The plan entries that never fired, in plan order, with how many of the awaited events

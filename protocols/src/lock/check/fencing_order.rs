@@ -1,56 +1,79 @@
 //! `fencing_order`: the resource never accepts a write whose token is below the max token it
-//! accepted before. The max is the checker's own, over the whole history: a resource that
-//! forgot its max in a crash does not get to forget it here.
+//! accepted before. The max is the checker's own, over the whole run: a resource that forgot
+//! its max in a crash does not get to forget it here.
+//!
+//! Kept: the max token accepted, whether any write was accepted, how many carried a token,
+//! and the first violation — a few words, whatever the run's length.
 
-use locksim_sim::History;
 use locksim_sim::check::{Status, Violation, count};
 use locksim_sim::time::fmt_secs;
+use locksim_sim::{Names, NodeId};
 
-use super::LockFacts;
+use super::At;
 use crate::lock::obs::LockObs;
 
-pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
-    let mut max: Option<u64> = None;
-    let (mut any_write, mut fenced) = (false, 0);
-    for f in &facts.all {
-        let LockObs::WriteApplied { client, token, .. } = f.obs else {
-            continue;
+#[derive(Default)]
+pub(super) struct FencingOrder {
+    max: Option<u64>,
+    any_write: bool,
+    fenced: usize,
+    /// The first write below the max: where, whose, its token and the max it was below.
+    below: Option<(At, NodeId, u64, u64)>,
+}
+
+impl FencingOrder {
+    pub fn fact(&mut self, at: At, obs: &LockObs) {
+        let LockObs::WriteApplied { client, token, .. } = obs else {
+            return;
         };
-        any_write = true;
-        let Some(token) = *token else { continue };
-        fenced += 1;
-        if let Some(m) = max
+        if self.below.is_some() {
+            return;
+        }
+        self.any_write = true;
+        let Some(token) = *token else { return };
+        self.fenced += 1;
+        if let Some(m) = self.max
             && token < m
         {
+            self.below = Some((at, *client, token, m));
+            return;
+        }
+        // Past the check, the token is at least every earlier one.
+        self.max = Some(token);
+    }
+
+    pub fn status(&self, names: &Names) -> Status {
+        if let Some((at, client, token, m)) = self.below {
             return Status::Violated(Violation {
-                event: f.index,
-                t_ns: f.t_ns,
+                event: at.index,
+                t_ns: at.t_ns,
                 why: format!(
                     "the resource accepted {}'s write with token {token} at {} after it had accepted token {m}",
-                    h.names.of(*client),
-                    fmt_secs(f.t_ns)
+                    names.of(client),
+                    fmt_secs(at.t_ns)
                 ),
             });
         }
-        // Past the check, the token is at least every earlier one.
-        max = Some(token);
-    }
-    match (any_write, fenced) {
-        (false, _) => Status::NotApplicable("no write was accepted".into()),
-        (true, 0) => Status::NotApplicable("no accepted write carried a fencing token".into()),
-        _ => Status::Held(format!("{} accepted in token order", count(fenced, "fenced write"))),
+        match (self.any_write, self.fenced) {
+            (false, _) => Status::NotApplicable("no write was accepted".into()),
+            (true, 0) => Status::NotApplicable("no accepted write carried a fencing token".into()),
+            _ => Status::Held(format!(
+                "{} accepted in token order",
+                count(self.fenced, "fenced write")
+            )),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::check;
+    use crate::lock::check::FENCING_ORDER;
     use crate::lock::check::test_history::*;
     use crate::lock::obs::LockObs;
     use locksim_sim::check::Status;
 
     fn judged(h: Hist) -> Status {
-        judge(&h.build(), check)
+        judge(&h.build(), &setup(&[S0], 1), FENCING_ORDER)
     }
 
     #[test]

@@ -1,57 +1,78 @@
 //! `lost_update`: every accepted counter write was computed from the value current at
 //! acceptance. A write computed from an older value silently drops whatever was written since.
+//!
+//! Kept: how many writes were accepted and the first lost update — each write is judged by
+//! its own fact alone (the resource records the value it wrote over).
 
-use locksim_sim::History;
 use locksim_sim::check::{Status, Violation, count};
 use locksim_sim::time::fmt_secs;
+use locksim_sim::{Names, NodeId};
 
-use super::LockFacts;
+use super::At;
 use crate::lock::obs::LockObs;
 
-pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
-    let mut writes = 0;
-    for f in &facts.all {
+/// A lost update: where, whose, the value written, what it was computed from, and the value
+/// it was written over.
+type Lost = (At, NodeId, u64, u64, u64);
+
+#[derive(Default)]
+pub(super) struct LostUpdate {
+    writes: usize,
+    lost: Option<Lost>,
+}
+
+impl LostUpdate {
+    pub fn fact(&mut self, at: At, obs: &LockObs) {
         let LockObs::WriteApplied {
             client,
             value,
             based_on,
             prev_value,
             ..
-        } = f.obs
+        } = obs
         else {
-            continue;
+            return;
         };
-        writes += 1;
+        if self.lost.is_some() {
+            return;
+        }
+        self.writes += 1;
         if based_on != prev_value {
+            self.lost = Some((at, *client, *value, *based_on, *prev_value));
+        }
+    }
+
+    pub fn status(&self, names: &Names) -> Status {
+        if let Some((at, client, value, based_on, prev_value)) = self.lost {
             return Status::Violated(Violation {
-                event: f.index,
-                t_ns: f.t_ns,
+                event: at.index,
+                t_ns: at.t_ns,
                 why: format!(
                     "the resource accepted {}'s write of {value} at {}, computed from {based_on}, over the current value {prev_value}: an update was lost",
-                    h.names.of(*client),
-                    fmt_secs(f.t_ns)
+                    names.of(client),
+                    fmt_secs(at.t_ns)
                 ),
             });
         }
-    }
-    if writes == 0 {
-        Status::NotApplicable("no write was accepted".into())
-    } else {
-        Status::Held(format!(
-            "{}, each from the current value",
-            count(writes, "accepted write")
-        ))
+        if self.writes == 0 {
+            Status::NotApplicable("no write was accepted".into())
+        } else {
+            Status::Held(format!(
+                "{}, each from the current value",
+                count(self.writes, "accepted write")
+            ))
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::check;
+    use crate::lock::check::LOST_UPDATE;
     use crate::lock::check::test_history::*;
     use locksim_sim::check::Status;
 
     fn judged(h: Hist) -> Status {
-        judge(&h.build(), check)
+        judge(&h.build(), &setup(&[S0], 1), LOST_UPDATE)
     }
 
     #[test]

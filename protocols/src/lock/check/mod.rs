@@ -1,25 +1,38 @@
-//! The lock checkers: observers of a finished lock history, one invariant per file (DESIGN
+//! The lock checkers: observers of a lock run's events, one invariant per file (DESIGN
 //! section 5). Every lock protocol records [`LockObs`] facts, so these judge single Redis,
 //! Redlock, the etcd-style lease and a user's own lock alike. They read nothing but the
-//! history — never a model's internal state — so a second driver that produces the same
+//! events — never a model's internal state — so a second driver that produces the same
 //! history is judged the same way.
+//!
+//! [`LockJudge`] hands each event, in one pass as the run records it, to the checkers that
+//! read its kind, so a long run is judged in memory that does not grow with its length: each
+//! checker's doc says what it keeps and what bounds it. Two things grow with the number of
+//! acquisitions (never with the events in between): the owner of each lease ([`Owners`]) and
+//! the keyed grants of `token_monotonic`; each file says why no smaller state gives the same
+//! verdicts.
 
 mod fencing_order;
 mod liveness;
 mod lost_update;
 mod mutual_exclusion;
+mod owners;
 mod stale_write;
 #[cfg(test)]
 mod test_history;
 mod token_monotonic;
 
-use std::cell::OnceCell;
-use std::collections::BTreeMap;
-
 use locksim_sim::check::{Invariant, Verdict};
-use locksim_sim::{History, NodeId};
+use locksim_sim::{ClockTrack, Event, NodeId, RunEnd, What};
 
 use super::{AsLock, LockObs};
+use crate::judge::Judge;
+use fencing_order::FencingOrder;
+use liveness::Liveness;
+use lost_update::LostUpdate;
+use mutual_exclusion::MutualExclusion;
+use owners::Owners;
+use stale_write::StaleWrite;
+use token_monotonic::TokenMonotonic;
 
 pub const MUTUAL_EXCLUSION: Invariant = Invariant::new(
     "mutual_exclusion",
@@ -46,7 +59,7 @@ pub const LIVENESS: Invariant = Invariant::new(
     "after the last fault ends, some client acquires within the liveness window",
 );
 
-/// What [`check_lock`] judges, in its verdicts' order.
+/// What [`LockJudge`] judges, in its verdicts' order.
 pub const LOCK_INVARIANTS: &[Invariant] = &[
     MUTUAL_EXCLUSION,
     FENCING_ORDER,
@@ -73,121 +86,137 @@ pub struct LockSetup {
     pub liveness_window_ns: u64,
 }
 
-/// Runs every lock checker over a history.
-pub fn check_lock<M, O: AsLock>(h: &History<M, O>, setup: &LockSetup) -> Vec<Verdict> {
-    let facts = LockFacts::of(h);
-    vec![
-        Verdict {
-            invariant: MUTUAL_EXCLUSION,
-            status: mutual_exclusion::check(h, &facts, setup),
-        },
-        Verdict {
-            invariant: FENCING_ORDER,
-            status: fencing_order::check(h, &facts),
-        },
-        Verdict {
-            invariant: STALE_WRITE,
-            status: stale_write::check(h, &facts, setup),
-        },
-        Verdict {
-            invariant: LOST_UPDATE,
-            status: lost_update::check(h, &facts),
-        },
-        Verdict {
-            invariant: TOKEN_MONOTONIC,
-            status: token_monotonic::check(h, &facts),
-        },
-        Verdict {
-            invariant: LIVENESS,
-            status: liveness::check(h, &facts, setup),
-        },
-    ]
+/// Judges a lock run as it is recorded: every lock checker, each keeping only what it needs.
+/// Models pass it to `run_world` (`LockJudge::new(setup)`).
+pub struct LockJudge {
+    setup: LockSetup,
+    owners: Owners,
+    mutual_exclusion: MutualExclusion,
+    fencing_order: FencingOrder,
+    stale_write: StaleWrite,
+    lost_update: LostUpdate,
+    token_monotonic: TokenMonotonic,
+    liveness: Liveness,
 }
 
-/// A lock fact with where and when it happened.
-pub(crate) struct Fact<'h> {
-    pub index: usize,
-    pub t_ns: u64,
-    pub node: NodeId,
-    pub obs: &'h LockObs,
-}
-
-/// The lock facts of a history, in order, and who owns each lease value.
-pub(crate) struct LockFacts<'h> {
-    pub all: Vec<Fact<'h>>,
-    /// Built on first use: only a violation's or an objection's message names an owner, and
-    /// most runs never ask, while building it costs a sort of every acquisition attempt.
-    lease_owner: OnceCell<BTreeMap<u64, NodeId>>,
-}
-
-impl<'h> LockFacts<'h> {
-    fn of<M, O: AsLock>(h: &'h History<M, O>) -> Self {
-        let all: Vec<Fact<'h>> = h
-            .observations()
-            .filter_map(|(index, e, o)| {
-                o.as_lock().map(|obs| Fact {
-                    index,
-                    t_ns: e.t_ns,
-                    node: e.node,
-                    obs,
-                })
-            })
-            .collect();
-        LockFacts {
-            all,
-            lease_owner: OnceCell::new(),
+impl LockJudge {
+    pub fn new(setup: LockSetup) -> Self {
+        LockJudge {
+            mutual_exclusion: MutualExclusion::new(&setup),
+            liveness: Liveness::new(&setup),
+            owners: Owners::default(),
+            fencing_order: FencingOrder::default(),
+            stale_write: StaleWrite::default(),
+            lost_update: LostUpdate::default(),
+            token_monotonic: TokenMonotonic::default(),
+            setup,
         }
     }
 
-    /// "client-1", or "an unknown owner" for a lease no client started.
-    pub fn owner_name<'n, M, O>(&self, h: &'n History<M, O>, lease: u64) -> &'n str {
-        let owners = self.lease_owner.get_or_init(|| {
-            self.all
-                .iter()
-                .filter_map(|f| match f.obs {
-                    LockObs::AcquireStarted { lease, .. } => Some((*lease, f.node)),
-                    _ => None,
-                })
-                .collect()
-        });
-        owners.get(&lease).map_or("an unknown owner", |n| h.names.of(*n))
+    /// How many holdings, writes and keys the judge keeps now, besides the lease owners and
+    /// keyed grants that grow with the acquisitions: what its tests bound.
+    #[cfg(test)]
+    fn kept(&self) -> usize {
+        self.mutual_exclusion.kept() + self.stale_write.kept() + self.liveness.kept()
     }
+
+    /// Hands a lock fact to the checkers that read its kind, and no other: most facts (replies,
+    /// refusals, attempts that failed) concern none of them.
+    fn fact(&mut self, at: At, obs: &LockObs, clocks: &[ClockTrack]) {
+        match obs {
+            LockObs::AcquireStarted { lease, .. } => self.owners.started(*lease, at.node),
+            LockObs::Acquired { .. }
+            | LockObs::Renewed { .. }
+            | LockObs::Released { .. }
+            | LockObs::LockLost { .. } => {
+                self.mutual_exclusion.fact(at, obs, clocks);
+                self.liveness.fact(at, obs);
+            }
+            LockObs::KeySet { .. }
+            | LockObs::KeyExtended { .. }
+            | LockObs::KeyDeleted { .. }
+            | LockObs::KeyExpired { .. }
+            | LockObs::RoleChanged { .. } => {
+                self.stale_write.fact(at, obs, &self.setup);
+                self.liveness.fact(at, obs);
+            }
+            LockObs::WriteApplied { .. } => {
+                self.fencing_order.fact(at, obs);
+                self.stale_write.fact(at, obs, &self.setup);
+                self.lost_update.fact(at, obs);
+            }
+            LockObs::TokenIssued { .. } => self.token_monotonic.fact(at, obs),
+            _ => {}
+        }
+    }
+}
+
+impl<M, O: AsLock> Judge<M, O> for LockJudge {
+    fn see(&mut self, index: usize, e: &Event<M, O>, clocks: &[ClockTrack]) {
+        let at = At {
+            index,
+            t_ns: e.t_ns,
+            node: e.node,
+        };
+        // Both look at every event's time: a write is judged once its instant has passed, and
+        // liveness names the last event inside its window.
+        self.stale_write.settle_before(e.t_ns, clocks, &self.setup);
+        self.liveness.passing(at);
+        match &e.what {
+            What::Observe(o) => {
+                if let Some(obs) = o.as_lock() {
+                    self.fact(at, obs, clocks);
+                }
+            }
+            // Messages and timers: no checker reads them (most of a run's events).
+            What::Start | What::Send { .. } | What::Deliver { .. } | What::Drop { .. } | What::Timer { .. } => {}
+            what => {
+                self.mutual_exclusion.fault(at, what, clocks);
+                self.stale_write.fault(at, what);
+                self.liveness.fault(at, what, &self.setup);
+            }
+        }
+    }
+
+    fn verdicts(mut self, end: &RunEnd) -> Vec<Verdict> {
+        self.stale_write.settle(&end.clocks, &self.setup);
+        let names = &end.names;
+        vec![
+            Verdict {
+                invariant: MUTUAL_EXCLUSION,
+                status: self.mutual_exclusion.status(names, end),
+            },
+            Verdict {
+                invariant: FENCING_ORDER,
+                status: self.fencing_order.status(names),
+            },
+            Verdict {
+                invariant: STALE_WRITE,
+                status: self.stale_write.status(names, &self.owners, &self.setup),
+            },
+            Verdict {
+                invariant: LOST_UPDATE,
+                status: self.lost_update.status(names),
+            },
+            Verdict {
+                invariant: TOKEN_MONOTONIC,
+                status: self.token_monotonic.status(names),
+            },
+            Verdict {
+                invariant: LIVENESS,
+                status: self.liveness.status(names, end, &self.owners, &self.setup),
+            },
+        ]
+    }
+}
+
+/// Where and when an event happened: what a checker keeps of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct At {
+    pub index: usize,
+    pub t_ns: u64,
+    pub node: NodeId,
 }
 
 #[cfg(test)]
-mod tests {
-    use std::collections::BTreeSet;
-
-    use super::test_history::*;
-    use super::*;
-
-    #[test]
-    fn every_lock_invariant_has_an_id_and_a_meaning_of_its_own() {
-        let ids: BTreeSet<&str> = LOCK_INVARIANTS.iter().map(|i| i.id()).collect();
-        let meanings: BTreeSet<&str> = LOCK_INVARIANTS.iter().map(|i| i.meaning()).collect();
-        assert_eq!((ids.len(), meanings.len()), (6, 6), "distinct");
-        assert_eq!(MUTUAL_EXCLUSION.id(), "mutual_exclusion");
-    }
-
-    #[test]
-    fn check_lock_judges_every_lock_invariant_in_order() {
-        let h = Hist::new().acquired(0, C0, 1, 10 * S).build();
-        let judged: Vec<(Invariant, &str)> = check_lock(&h, &setup(&[S0], 1))
-            .iter()
-            .map(|v| (v.invariant, v.status.word()))
-            .collect();
-        assert_eq!(
-            judged,
-            [
-                (MUTUAL_EXCLUSION, "held"),
-                (FENCING_ORDER, "not_applicable"),
-                (STALE_WRITE, "not_applicable"),
-                (LOST_UPDATE, "not_applicable"),
-                (TOKEN_MONOTONIC, "not_applicable"),
-                (LIVENESS, "held"),
-            ]
-        );
-        let order: Vec<Invariant> = judged.iter().map(|(i, _)| *i).collect();
-        assert_eq!(order, LOCK_INVARIANTS);
-    }
-}
+mod tests;

@@ -8,277 +8,274 @@
 //! A holding is the half-open interval `[start, end)`: DESIGN 5 says a client holds *until*
 //! its release is sent or its deadline passes, so at that instant it holds no more, and a
 //! client acquiring at that same instant takes the lock from hand to hand without overlap.
+//!
+//! Kept: each client's open holdings (an acquire or renewal not yet ended; those whose
+//! deadline has passed are ended at the client's next acquire or renewal), the ended holdings
+//! that a later one could still overlap (ending after the last instant judged), the holdings
+//! started at the instant not yet judged, two counts and the first overlap. That is bounded by
+//! the clients and the holdings each has open at once (an acquire and the renewals within one
+//! lease), never by the run's length.
+//!
+//! A holding that starts at instant t is judged once t has passed (at the next event of a
+//! client, or the end): a release or a crash later in that same instant ends an interval at t,
+//! which then overlaps nothing. Whether an open holding's deadline falls after t is known
+//! exactly from the clock handed with the event: the true time at which a monotonic clock
+//! reaches a value, once it is in the past, never changes.
 
-use locksim_sim::NodeId;
-use locksim_sim::check::{NodeTable, Status, Violation, count};
+use locksim_sim::check::{Status, Violation, count};
 use locksim_sim::time::fmt_secs;
-use locksim_sim::{History, What};
+use locksim_sim::{ClockTrack, Names, NodeId, RunEnd, What};
 
-use super::{LockFacts, LockSetup};
-use crate::lock::AsLock;
+use super::{At, LockSetup};
 use crate::lock::obs::LockObs;
 
-struct Segment {
+/// A holding a client opened and has not ended: its acquire's or renewal's index and true
+/// time, and the monotonic deadline it holds until (`None`: no deadline tracked).
+#[derive(Clone, Copy)]
+struct Open {
+    index: usize,
+    start_ns: u64,
+    deadline_mono_ns: Option<u64>,
+}
+
+impl Open {
+    /// Whether it still holds after `t_ns` unless ended later (in a later instant, or at the
+    /// run's end, both after `t_ns`).
+    fn deadline_after(&self, clock: &ClockTrack, t_ns: u64) -> bool {
+        self.deadline_mono_ns.is_none_or(|d| clock.true_time_of_mono(d) > t_ns)
+    }
+}
+
+/// An ended holding, not empty.
+#[derive(Clone, Copy)]
+struct Ended {
     client: NodeId,
     index: usize,
     start_ns: u64,
     end_ns: u64,
 }
 
-/// An interval a client opened: the index of its acquire or renewal, its true time, and the
-/// monotonic deadline it holds until (`None`: no deadline tracked).
-type Opened = (usize, u64, Option<u64>);
+/// A holding started at the instant not judged yet: its index, its client, and whether it is
+/// a renewal.
+type Started = (usize, NodeId, bool);
 
-pub(super) fn check<M, O: AsLock>(h: &History<M, O>, _facts: &LockFacts, setup: &LockSetup) -> Status {
-    let mut segments = holdings(h, setup);
-    if segments.is_empty() {
-        return Status::NotApplicable("no client ever held the lock".into());
-    }
-    // `index` is unique, so the key is a total order and an unstable sort gives the one result.
-    segments.sort_unstable_by_key(|s| (s.start_ns, s.index));
-    if let Some(v) = first_overlap(h, &segments) {
-        return Status::Violated(v);
-    }
-    let clients: std::collections::BTreeSet<NodeId> = segments.iter().map(|s| s.client).collect();
-    Status::Held(format!(
-        "{} of {}, none overlapping",
-        count(segments.len(), "holding interval"),
-        count(clients.len(), "client")
-    ))
+/// The first holding that began while another client's still held: the other's end is
+/// known once it ends.
+struct Overlap {
+    at: At,
+    renewed: bool,
+    other: NodeId,
+    other_index: usize,
+    other_start_ns: u64,
+    other_end_ns: Option<u64>,
 }
 
-/// Every client's holding intervals, unsorted.
-fn holdings<M, O: AsLock>(h: &History<M, O>, setup: &LockSetup) -> Vec<Segment> {
-    // Per client: the intervals it has open. The order in which they close does not matter,
-    // since segments are sorted by a total order afterwards.
-    let mut open: NodeTable<Vec<Opened>> = NodeTable::new();
-    let mut is_client: NodeTable<bool> = NodeTable::new();
-    for &client in &setup.clients {
-        *is_client.get_mut(client) = true;
-    }
-    let mut segments = Vec::new();
-    for (index, e) in h.events.iter().enumerate() {
-        if !is_client.get(e.node) {
-            continue;
-        }
-        let opened = open.get_mut(e.node);
-        match &e.what {
-            What::Observe(o) => match o.as_lock() {
-                Some(LockObs::Acquired { deadline_mono_ns, .. }) => {
-                    opened.push((index, e.t_ns, deadline_mono_ns.mono_ns()));
-                }
-                Some(LockObs::Renewed { deadline_mono_ns }) => opened.push((index, e.t_ns, Some(*deadline_mono_ns))),
-                Some(LockObs::Released { .. }) | Some(LockObs::LockLost { .. }) => {
-                    close(h, &mut segments, e.node, opened, e.t_ns);
-                }
-                _ => {}
-            },
-            What::Crash { .. } => close(h, &mut segments, e.node, opened, e.t_ns),
-            _ => {}
-        }
-    }
-    for (client, mut opened) in open.into_entries() {
-        close(h, &mut segments, client, &mut opened, h.end_ns);
-    }
-    segments
+pub(super) struct MutualExclusion {
+    is_client: Vec<bool>,
+    /// Per node (only clients' are used): its open holdings.
+    open: Vec<Vec<Open>>,
+    /// Ended holdings that may overlap one started at or after the last instant judged.
+    ended: Vec<Ended>,
+    started: Vec<Started>,
+    started_ns: u64,
+    holdings: usize,
+    held_by: Vec<bool>,
+    overlap: Option<Overlap>,
 }
 
-/// Ends each of `client`'s open intervals at `at_ns`, or earlier at its deadline; an
-/// interval left empty is no holding.
-fn close<M, O>(h: &History<M, O>, segments: &mut Vec<Segment>, client: NodeId, opened: &mut Vec<Opened>, at_ns: u64) {
-    for (index, start_ns, deadline_mono_ns) in opened.drain(..) {
-        // No deadline tracked: held until it ends, or the run does.
-        let end_ns = deadline_mono_ns.map_or(h.end_ns, |d| h.when_mono(client, d)).min(at_ns);
-        if end_ns > start_ns {
-            segments.push(Segment {
+impl MutualExclusion {
+    pub fn new(setup: &LockSetup) -> Self {
+        let nodes = setup.clients.iter().map(|c| c.index() + 1).max().unwrap_or(0);
+        let mut is_client = vec![false; nodes];
+        for c in &setup.clients {
+            is_client[c.index()] = true;
+        }
+        MutualExclusion {
+            is_client,
+            open: vec![Vec::new(); nodes],
+            held_by: vec![false; nodes],
+            ended: Vec::new(),
+            started: Vec::new(),
+            started_ns: 0,
+            holdings: 0,
+            overlap: None,
+        }
+    }
+
+    #[cfg(test)]
+    pub fn kept(&self) -> usize {
+        self.open.iter().map(Vec::len).sum::<usize>() + self.ended.len() + self.started.len()
+    }
+
+    fn is_client(&self, node: NodeId) -> bool {
+        self.is_client.get(node.index()).copied().unwrap_or(false)
+    }
+
+    pub fn fact(&mut self, at: At, obs: &LockObs, clocks: &[ClockTrack]) {
+        let deadline = match obs {
+            LockObs::Acquired { deadline_mono_ns, .. } => Some((deadline_mono_ns.mono_ns(), false)),
+            LockObs::Renewed { deadline_mono_ns } => Some((Some(*deadline_mono_ns), true)),
+            LockObs::Released { .. } | LockObs::LockLost { .. } => None,
+            _ => return,
+        };
+        if !self.is_client(at.node) {
+            return;
+        }
+        self.judge_before(at.t_ns, clocks);
+        match deadline {
+            Some((deadline_mono_ns, renewed)) => self.start(at, deadline_mono_ns, renewed, clocks),
+            None => self.end_all(at.node, at.t_ns, &clocks[at.node.index()]),
+        }
+    }
+
+    pub fn fault<M, O>(&mut self, at: At, what: &What<M, O>, clocks: &[ClockTrack]) {
+        if matches!(what, What::Crash { .. }) && self.is_client(at.node) {
+            self.judge_before(at.t_ns, clocks);
+            self.end_all(at.node, at.t_ns, &clocks[at.node.index()]);
+        }
+    }
+
+    fn start(&mut self, at: At, deadline_mono_ns: Option<u64>, renewed: bool, clocks: &[ClockTrack]) {
+        let clock = &clocks[at.node.index()];
+        // Holdings whose deadline has passed end there: what keeps a client that renews, or
+        // acquires again after its lease ran out, from piling up open holdings.
+        let mut open = std::mem::take(&mut self.open[at.node.index()]);
+        open.retain(|o| {
+            let passed = o.deadline_mono_ns.filter(|d| clock.true_time_of_mono(*d) <= at.t_ns);
+            if let Some(d) = passed {
+                self.end(at.node, *o, clock.true_time_of_mono(d));
+            }
+            passed.is_none()
+        });
+        open.push(Open {
+            index: at.index,
+            start_ns: at.t_ns,
+            deadline_mono_ns,
+        });
+        self.open[at.node.index()] = open;
+        if self.overlap.is_none() {
+            self.started.push((at.index, at.node, renewed));
+            self.started_ns = at.t_ns;
+        }
+    }
+
+    /// Ends each of `client`'s open holdings at `at_ns`, or earlier at its deadline.
+    fn end_all(&mut self, client: NodeId, at_ns: u64, clock: &ClockTrack) {
+        for o in std::mem::take(&mut self.open[client.index()]) {
+            let end_ns = o
+                .deadline_mono_ns
+                .map_or(at_ns, |d| clock.true_time_of_mono(d).min(at_ns));
+            self.end(client, o, end_ns);
+        }
+    }
+
+    /// `client`'s holding `o` ends at `end_ns`; one left empty is no holding.
+    fn end(&mut self, client: NodeId, o: Open, end_ns: u64) {
+        if end_ns <= o.start_ns {
+            return;
+        }
+        self.holdings += 1;
+        self.held_by[client.index()] = true;
+        match &mut self.overlap {
+            Some(v) if v.other_index == o.index => v.other_end_ns = Some(end_ns),
+            Some(_) => {}
+            None => self.ended.push(Ended {
                 client,
-                index,
-                start_ns,
+                index: o.index,
+                start_ns: o.start_ns,
                 end_ns,
-            });
+            }),
         }
     }
-}
 
-/// The first holding (in start order) that begins while another client's is still open.
-fn first_overlap<M, O: AsLock>(h: &History<M, O>, segments: &[Segment]) -> Option<Violation> {
-    let mut active: Vec<&Segment> = Vec::new();
-    for s in segments {
-        active.retain(|a| a.end_ns > s.start_ns);
-        if let Some(other) = active.iter().find(|a| a.client != s.client) {
-            let how = match &h.events[s.index].what {
-                What::Observe(o) if matches!(o.as_lock(), Some(LockObs::Renewed { .. })) => "renewed",
-                _ => "acquired",
-            };
-            return Some(Violation {
-                event: s.index,
-                t_ns: s.start_ns,
+    /// Judges the holdings started at an instant before `t_ns`.
+    fn judge_before(&mut self, t_ns: u64, clocks: &[ClockTrack]) {
+        if !self.started.is_empty() && t_ns > self.started_ns {
+            self.judge(clocks);
+        }
+    }
+
+    /// Judges the holdings started at `started_ns`, in event order: the first that holds past
+    /// that instant while another client's does is the overlap.
+    fn judge(&mut self, clocks: &[ClockTrack]) {
+        let t_ns = self.started_ns;
+        self.ended.retain(|e| e.end_ns > t_ns);
+        for &(index, client, renewed) in &self.started {
+            let own = self.open[client.index()]
+                .iter()
+                .any(|o| o.index == index && o.deadline_after(&clocks[client.index()], t_ns))
+                || self.ended.iter().any(|e| e.index == index);
+            if !own {
+                continue;
+            }
+            // The other client's holding that started first (the earliest index).
+            let open = self.open.iter().enumerate().flat_map(|(c, opened)| {
+                let c = NodeId(c as u32);
+                opened
+                    .iter()
+                    .filter(move |o| c != client && o.index < index && o.deadline_after(&clocks[c.index()], t_ns))
+                    .map(move |o| (o.index, c, o.start_ns, None))
+            });
+            let ended = self
+                .ended
+                .iter()
+                .filter(|e| e.client != client && e.index < index)
+                .map(|e| (e.index, e.client, e.start_ns, Some(e.end_ns)));
+            if let Some((other_index, other, other_start_ns, other_end_ns)) = open.chain(ended).min_by_key(|o| o.0) {
+                self.overlap = Some(Overlap {
+                    at: At {
+                        index,
+                        t_ns,
+                        node: client,
+                    },
+                    renewed,
+                    other,
+                    other_index,
+                    other_start_ns,
+                    other_end_ns,
+                });
+                self.ended.clear();
+                break;
+            }
+        }
+        self.started.clear();
+    }
+
+    pub fn status(mut self, names: &Names, end: &RunEnd) -> Status {
+        for client in 0..self.open.len() {
+            let client = NodeId(client as u32);
+            self.end_all(client, end.end_ns, end.clock(client));
+        }
+        if !self.started.is_empty() {
+            self.judge(&end.clocks);
+        }
+        if let Some(v) = &self.overlap {
+            let how = if v.renewed { "renewed" } else { "acquired" };
+            let until = v.other_end_ns.unwrap_or(end.end_ns);
+            return Status::Violated(Violation {
+                event: v.at.index,
+                t_ns: v.at.t_ns,
                 why: format!(
                     "{} {how} the lock at {} while {} still held it (since {}, until {})",
-                    h.names.of(s.client),
-                    fmt_secs(s.start_ns),
-                    h.names.of(other.client),
-                    fmt_secs(other.start_ns),
-                    fmt_secs(other.end_ns)
+                    names.of(v.at.node),
+                    fmt_secs(v.at.t_ns),
+                    names.of(v.other),
+                    fmt_secs(v.other_start_ns),
+                    fmt_secs(until)
                 ),
             });
         }
-        active.push(s);
+        if self.holdings == 0 {
+            return Status::NotApplicable("no client ever held the lock".into());
+        }
+        let clients = self.held_by.iter().filter(|h| **h).count();
+        Status::Held(format!(
+            "{} of {}, none overlapping",
+            count(self.holdings, "holding interval"),
+            count(clients, "client")
+        ))
     }
-    None
 }
 
 #[cfg(test)]
-mod tests {
-    use super::check;
-    use crate::lock::check::test_history::*;
-    use crate::lock::obs::LockObs;
-    use locksim_sim::What;
-
-    fn judged(h: &LockHistory) -> locksim_sim::check::Status {
-        judge(h, |h, f| check(h, f, &setup(&[S0], 1)))
-    }
-
-    fn released(h: Hist, t_ns: u64, client: locksim_sim::NodeId) -> Hist {
-        h.obs(t_ns, client, LockObs::Released { lease: 0 })
-    }
-
-    /// DESIGN 5: a client holds from its acquire *until* the release is sent, its deadline
-    /// passes, or loss is detected — at that instant it no longer holds. Intervals are
-    /// half-open, so one that ends at t and one that starts at t do not overlap: the lock
-    /// passed from hand to hand, which is what a lock is for.
-    #[test]
-    fn touching_intervals_do_not_overlap_one_nanosecond_more_does() {
-        let h = released(Hist::new().acquired(0, C0, 1, 10 * S), 5 * S, C0)
-            .acquired(5 * S, C1, 2, 15 * S)
-            .build();
-        assert_eq!(held(judged(&h)), "2 holding intervals of 2 clients, none overlapping");
-        let h = Hist::new().acquired(0, C0, 1, 10 * S).acquired(5 * S, C1, 2, 15 * S);
-        let h = released(h, 5 * S + 1, C0).build();
-        let v = violated(judged(&h));
-        assert_eq!((v.event, v.t_ns), (3, 5 * S));
-        assert_eq!(
-            v.why,
-            "client-1 acquired the lock at 5.000 s while client-0 still held it (since 0.000 s, until 5.000 s)"
-        );
-    }
-
-    #[test]
-    fn the_local_deadline_ends_a_holding_exactly_when_the_clock_reaches_it() {
-        let h = Hist::new()
-            .acquired(0, C0, 1, 10 * S)
-            .acquired(10 * S, C1, 2, 20 * S)
-            .build();
-        assert!(held(judged(&h)).starts_with("2 holding intervals"));
-        let h = Hist::new()
-            .acquired(0, C0, 1, 10 * S)
-            .acquired(10 * S - 1, C1, 2, 20 * S)
-            .build();
-        let v = violated(judged(&h));
-        assert_eq!((v.event, v.t_ns), (3, 10 * S - 1), "at client-1's acquired");
-        assert!(v.why.ends_with("until 10.000 s)"), "{}", v.why);
-    }
-
-    #[test]
-    fn a_suspended_clock_reaches_the_deadline_later_in_true_time() {
-        let mut h = Hist::new()
-            .acquired(0, C0, 1, 10 * S)
-            .acquired(12 * S, C1, 2, 30 * S)
-            .build();
-        h.clocks[C0.index()].suspend(2 * S, 5 * S);
-        let v = violated(judged(&h));
-        assert!(v.why.ends_with("until 13.000 s)"), "{}", v.why);
-    }
-
-    #[test]
-    fn loss_and_crash_end_a_holding_at_their_instant() {
-        let lost = LockObs::LockLost {
-            why: "lease revoked".into(),
-        };
-        let h = Hist::new()
-            .acquired(0, C0, 1, 10 * S)
-            .obs(3 * S, C0, lost)
-            .acquired(3 * S, C1, 2, 20 * S)
-            .build();
-        assert!(held(judged(&h)).starts_with("2 holding"));
-        let crash = What::Crash {
-            restart_after_ns: Some(S),
-        };
-        let h = Hist::new()
-            .acquired(0, C0, 1, 10 * S)
-            .at(3 * S, C0, crash)
-            .acquired(3 * S, C1, 2, 20 * S)
-            .build();
-        assert!(held(judged(&h)).starts_with("2 holding"));
-    }
-
-    #[test]
-    fn a_holding_with_no_deadline_lasts_to_the_end_of_the_run() {
-        let h = Hist::new()
-            .acquired_untracked(0, C0, 1)
-            .acquired(90 * S, C1, 2, 95 * S)
-            .end(100 * S)
-            .build();
-        let v = violated(judged(&h));
-        assert!(v.why.ends_with("(since 0.000 s, until 100.000 s)"), "{}", v.why);
-    }
-
-    #[test]
-    fn a_renewal_by_a_client_that_lost_the_lock_overlaps_the_new_holder() {
-        let h = Hist::new()
-            .acquired(0, C0, 1, 10 * S)
-            .acquired(10 * S, C1, 2, 30 * S)
-            .obs(
-                12 * S,
-                C0,
-                LockObs::Renewed {
-                    deadline_mono_ns: 22 * S,
-                },
-            )
-            .build();
-        let v = violated(judged(&h));
-        assert_eq!(
-            v.why,
-            "client-0 renewed the lock at 12.000 s while client-1 still held it (since 10.000 s, until 30.000 s)"
-        );
-        // A client's own renewals overlap its own holding, which is no violation.
-        let h = Hist::new()
-            .acquired(0, C0, 1, 10 * S)
-            .obs(
-                8 * S,
-                C0,
-                LockObs::Renewed {
-                    deadline_mono_ns: 18 * S,
-                },
-            )
-            .build();
-        assert_eq!(held(judged(&h)), "2 holding intervals of 1 client, none overlapping");
-    }
-
-    #[test]
-    fn two_acquisitions_at_one_instant_overlap() {
-        let h = Hist::new()
-            .acquired(S, C1, 2, 10 * S)
-            .acquired(S, C0, 1, 10 * S)
-            .build();
-        let v = violated(judged(&h));
-        assert!(
-            v.why
-                .starts_with("client-0 acquired the lock at 1.000 s while client-1"),
-            "{}",
-            v.why
-        );
-    }
-
-    #[test]
-    fn only_clients_hold_and_an_empty_holding_is_none() {
-        // A server recording an acquisition (no model does) is not a client.
-        let h = Hist::new().acquired(0, S0, 1, 10 * S).build();
-        assert_eq!(not_applicable(judged(&h)), "no client ever held the lock");
-        // Released the instant it was acquired: held nothing.
-        let h = released(Hist::new().acquired(S, C0, 1, 10 * S), S, C0).build();
-        assert_eq!(not_applicable(judged(&h)), "no client ever held the lock");
-        let h = released(Hist::new().acquired(S, C0, 1, 10 * S), S + 1, C0).build();
-        assert_eq!(held(judged(&h)), "1 holding interval of 1 client, none overlapping");
-    }
-}
+mod tests;

@@ -21,23 +21,28 @@
 //! Single Redis is the quorum-of-one case: the serving primary has the writer's key, or the
 //! write is stale (a promoted replica without the key makes it stale). Fencing alone does not
 //! guarantee this: the resource learns of a new holder only when that holder writes.
+//!
+//! Kept: each node's key, whether it is down and the role it last named (bounded by the
+//! nodes), the writes of the instant not judged yet with the servers as each found them, and
+//! the first stale write with the servers as it found them. A write is judged once its instant
+//! has passed, with the clocks as they are then: a clock jump later in the same instant is in
+//! the wall clock at that instant, as it is when the whole run is read back.
 
-use locksim_sim::NodeId;
 use locksim_sim::check::{NodeTable, Status, Violation, count};
 use locksim_sim::time::{fmt_secs, fmt_signed_secs};
-use locksim_sim::{History, What};
+use locksim_sim::{ClockTrack, Names, NodeId, What};
 
-use super::{LockFacts, LockSetup};
-use crate::lock::AsLock;
-use crate::lock::obs::{ClockKind, Expiry, LockObs, short_lease};
+use super::owners::Owners;
+use super::{At, LockSetup};
+use crate::lock::obs::{ClockKind, Expiry, LockObs, Text, short_lease};
 
 /// What the checker knows of one server, from its recorded facts and its crashes.
 #[derive(Clone, Copy, Default)]
-struct Server<'h> {
+struct Server {
     key: Option<(u64, Option<Expiry>)>,
     down: bool,
     /// The role it last named, and whether that role serves the lock.
-    role: Option<(&'h str, bool)>,
+    role: Option<(Text, bool)>,
 }
 
 /// Whom a server would grant the lock to, right now. Plain values: a run judges many writes
@@ -55,104 +60,167 @@ enum Grants {
 }
 
 /// One server as a write finds it.
-struct Seen<'h> {
+#[derive(Clone, Copy)]
+struct Seen {
     node: NodeId,
-    server: Server<'h>,
+    server: Server,
     grants: Grants,
 }
 
-pub(super) fn check<M, O: AsLock>(h: &History<M, O>, facts: &LockFacts, setup: &LockSetup) -> Status {
-    // Every node's state is tracked, a client's too (a crash of any node); only
-    // the lock servers' entries are ever read, so no node needs telling apart here.
-    let mut nodes: NodeTable<Server> = NodeTable::new();
-    let mut seen: Vec<Seen> = Vec::with_capacity(setup.servers.len());
-    let mut writes = 0usize;
-    for (index, e) in h.events.iter().enumerate() {
-        // Only a node's own events are looked up: network events carry no real node.
-        let obs = match &e.what {
-            What::Crash { .. } => {
-                nodes.get_mut(e.node).down = true;
-                continue;
-            }
-            What::Restart => {
-                nodes.get_mut(e.node).down = false;
-                continue;
-            }
-            What::Observe(o) => match o.as_lock() {
-                Some(obs) => obs,
-                None => continue,
-            },
-            _ => continue,
-        };
+/// An accepted write not judged yet: where, whose, and under which lease.
+#[derive(Clone, Copy)]
+struct Write {
+    at: At,
+    client: NodeId,
+    lease: u64,
+}
+
+/// The first stale write, the lease that could be granted the lock instead (`None`: a
+/// newcomer), and the servers as the write found them.
+struct Stale {
+    write: Write,
+    rival: Option<u64>,
+    seen: Vec<Seen>,
+}
+
+#[derive(Default)]
+pub(super) struct StaleWrite {
+    // Every node's state is tracked, a client's too (a crash of any node); only the lock
+    // servers' entries are ever read, so no node needs telling apart here.
+    nodes: NodeTable<Server>,
+    /// The writes of instant `pending_ns`, and the lock servers (in `setup.servers` order) as
+    /// each found them, one run of servers per write.
+    pending: Vec<Write>,
+    pending_servers: Vec<Server>,
+    pending_ns: u64,
+    seen: Vec<Seen>,
+    writes: usize,
+    stale: Option<Stale>,
+}
+
+impl StaleWrite {
+    #[cfg(test)]
+    pub fn kept(&self) -> usize {
+        self.pending.len() + self.pending_servers.len()
+    }
+
+    pub fn fault<M, O>(&mut self, at: At, what: &What<M, O>) {
+        match what {
+            What::Crash { .. } => self.nodes.get_mut(at.node).down = true,
+            What::Restart => self.nodes.get_mut(at.node).down = false,
+            _ => {}
+        }
+    }
+
+    pub fn fact(&mut self, at: At, obs: &LockObs, setup: &LockSetup) {
         // The resource records the writes; so does an etcd member serving the counter in a
         // transaction (`[resource] kind = "etcd-txn"`).
         let LockObs::WriteApplied { client, lease, .. } = obs else {
-            let node = nodes.get_mut(e.node);
+            let node = self.nodes.get_mut(at.node);
             match obs {
                 LockObs::KeySet { lease, expiry } | LockObs::KeyExtended { lease, expiry } => {
                     node.key = Some((*lease, *expiry));
                 }
                 LockObs::KeyDeleted { .. } | LockObs::KeyExpired { .. } => node.key = None,
                 LockObs::RoleChanged { authoritative, role } => {
-                    node.role = Some((role, *authoritative));
+                    node.role = Some((*role, *authoritative));
                     if *authoritative && setup.newest_serves_alone {
-                        retire_all_but(&mut nodes, setup, e.node);
+                        retire_all_but(&mut self.nodes, setup, at.node);
                     }
                 }
                 _ => {}
             }
-            continue;
+            return;
         };
-        writes += 1;
-        seen.clear();
-        seen.extend(setup.servers.iter().map(|&node| {
-            let server = nodes.get(node);
-            let grants = grants_at(h, node, server, e.t_ns);
-            Seen { node, server, grants }
-        }));
-        if let Some(why) = rival(h, facts, setup, *lease, &seen) {
+        if self.stale.is_some() {
+            return;
+        }
+        self.writes += 1;
+        self.pending.push(Write {
+            at,
+            client: *client,
+            lease: *lease,
+        });
+        self.pending_ns = at.t_ns;
+        let nodes = &self.nodes;
+        self.pending_servers.extend(setup.servers.iter().map(|&s| nodes.get(s)));
+    }
+
+    /// Judges the writes of an instant before `t_ns`.
+    pub fn settle_before(&mut self, t_ns: u64, clocks: &[ClockTrack], setup: &LockSetup) {
+        if !self.pending.is_empty() && t_ns > self.pending_ns {
+            self.settle(clocks, setup);
+        }
+    }
+
+    /// Judges the pending writes, in event order, against the servers as each found them.
+    pub fn settle(&mut self, clocks: &[ClockTrack], setup: &LockSetup) {
+        let per_write = setup.servers.len();
+        for (i, write) in self.pending.iter().enumerate() {
+            let servers = &self.pending_servers[i * per_write..(i + 1) * per_write];
+            self.seen.clear();
+            self.seen
+                .extend(setup.servers.iter().zip(servers).map(|(&node, &server)| {
+                    let grants = grants_at(&clocks[node.index()], server, write.at.t_ns);
+                    Seen { node, server, grants }
+                }));
+            if let Some(rival) = rival(setup, write.lease, &self.seen) {
+                self.stale = Some(Stale {
+                    write: *write,
+                    rival,
+                    seen: self.seen.clone(),
+                });
+                break;
+            }
+        }
+        self.pending.clear();
+        self.pending_servers.clear();
+    }
+
+    pub fn status(&self, names: &Names, owners: &Owners, setup: &LockSetup) -> Status {
+        if let Some(s) = &self.stale {
+            let client = names.of(s.write.client);
+            let why = why(names, owners, setup, s.rival, &s.seen);
             return Status::Violated(Violation {
-                event: index,
-                t_ns: e.t_ns,
+                event: s.write.at.index,
+                t_ns: s.write.at.t_ns,
                 why: format!(
-                    "the resource accepted {}'s write at {} but {} does not hold the lock: {why}",
-                    h.names.of(*client),
-                    fmt_secs(e.t_ns),
-                    h.names.of(*client),
+                    "the resource accepted {client}'s write at {} but {client} does not hold the lock: {why}",
+                    fmt_secs(s.write.at.t_ns),
                 ),
             });
         }
+        if self.writes == 0 {
+            return Status::NotApplicable("no write was accepted".into());
+        }
+        Status::Held(format!(
+            "{}, each while no other client held the lock or could be granted it",
+            count(self.writes, "accepted write")
+        ))
     }
-    if writes == 0 {
-        return Status::NotApplicable("no write was accepted".into());
-    }
-    Status::Held(format!(
-        "{}, each while no other client held the lock or could be granted it",
-        count(writes, "accepted write")
-    ))
 }
 
 /// A new Raft leader under majority commit retires every earlier one: none of them can commit
 /// anything any more, though one paused or cut off has not said it stepped down.
-fn retire_all_but(nodes: &mut NodeTable<Server<'_>>, setup: &LockSetup, leader: NodeId) {
+fn retire_all_but(nodes: &mut NodeTable<Server>, setup: &LockSetup, leader: NodeId) {
     for &other in &setup.servers {
         let s = nodes.get_mut(other);
         if other != leader && !matches!(s.role, Some((_, false))) {
-            s.role = Some(("superseded by a newer leader", false));
+            s.role = Some(("superseded by a newer leader".into(), false));
         }
     }
 }
 
 /// A server's name, with the role it last took when it took one ("replica-0 (promoted to
 /// primary)"), so a reader sees why it speaks for the lock.
-fn server_name<M, O>(h: &History<M, O>, node: NodeId, s: Server<'_>) -> String {
+fn server_name(names: &Names, node: NodeId, s: Server) -> String {
     match s.role {
-        Some((role, true)) => format!("{} ({role})", h.names.of(node)),
-        _ => h.names.of(node).to_string(),
+        Some((role, true)) => format!("{} ({role})", names.of(node)),
+        _ => names.of(node).to_string(),
     }
 }
 
-fn grants_at<M, O>(h: &History<M, O>, node: NodeId, s: Server<'_>, t_ns: u64) -> Grants {
+fn grants_at(clock: &ClockTrack, s: Server, t_ns: u64) -> Grants {
     if s.down || matches!(s.role, Some((_, false))) {
         return Grants::Nobody;
     }
@@ -160,8 +228,8 @@ fn grants_at<M, O>(h: &History<M, O>, node: NodeId, s: Server<'_>, t_ns: u64) ->
         None => Grants::NoKey,
         Some((lease, Some(e))) => {
             let now_ns = match e.clock {
-                ClockKind::Wall => h.clock(node).wall_at(t_ns),
-                ClockKind::Mono => h.clock(node).mono_at(t_ns) as i64,
+                ClockKind::Wall => clock.wall_at(t_ns),
+                ClockKind::Mono => clock.mono_at(t_ns) as i64,
             };
             if now_ns <= e.at_ns {
                 Grants::Owner(lease)
@@ -173,37 +241,46 @@ fn grants_at<M, O>(h: &History<M, O>, node: NodeId, s: Server<'_>, t_ns: u64) ->
     }
 }
 
-/// Which lease other than the writer's could be granted the lock by a quorum of the servers
-/// `seen`, and why; `None` when none could. Locks are compared by lease, not by client: a write
-/// that arrives after its writer released and acquired again was made under a lock the service
-/// no longer stands by (Kleppmann's delayed packet can land in its own sender's next lease).
-fn rival<M, O>(
-    h: &History<M, O>,
-    facts: &LockFacts,
-    setup: &LockSetup,
-    writer_lease: u64,
-    seen: &[Seen],
-) -> Option<String> {
-    let free = seen
-        .iter()
+fn free(seen: &[Seen]) -> usize {
+    seen.iter()
         .filter(|s| matches!(s.grants, Grants::NoKey | Grants::Expired { .. }))
-        .count();
-    let keyed_by = |lease: u64| {
-        seen.iter()
-            .filter(move |s| matches!(s.grants, Grants::Owner(l) if l == lease))
-    };
+        .count()
+}
+
+fn keyed_by(seen: &[Seen], lease: u64) -> impl Iterator<Item = &Seen> {
+    seen.iter()
+        .filter(move |s| matches!(s.grants, Grants::Owner(l) if l == lease))
+}
+
+/// Which lease other than the writer's could be granted the lock by a quorum of the servers
+/// `seen` (`Some(None)`: a newcomer); `None` when none could. Locks are compared by lease, not
+/// by client: a write that arrives after its writer released and acquired again was made under
+/// a lock the service no longer stands by (Kleppmann's delayed packet can land in its own
+/// sender's next lease).
+fn rival(setup: &LockSetup, writer_lease: u64, seen: &[Seen]) -> Option<Option<u64>> {
+    let free = free(seen);
     // A newcomer first (`None`), then each other lease with a key, in server order.
     let newcomer = (free >= setup.quorum).then_some(None);
-    let other = seen.iter().find_map(|s| match s.grants {
-        Grants::Owner(lease) if lease != writer_lease && free + keyed_by(lease).count() >= setup.quorum => {
-            Some(Some(lease))
-        }
-        _ => None,
-    });
-    let candidate = newcomer.or(other)?;
-    let who = candidate.map_or("another client".to_string(), |lease| holder(h, facts, lease));
+    newcomer.or_else(|| {
+        seen.iter().find_map(|s| match s.grants {
+            Grants::Owner(lease) if lease != writer_lease && free + keyed_by(seen, lease).count() >= setup.quorum => {
+                Some(Some(lease))
+            }
+            _ => None,
+        })
+    })
+}
+
+/// Why `candidate` could be granted the lock, from the servers `seen`.
+fn why(names: &Names, owners: &Owners, setup: &LockSetup, candidate: Option<u64>, seen: &[Seen]) -> String {
+    let free = free(seen);
+    let who = candidate.map_or("another client".to_string(), |lease| holder(names, owners, lease));
     let keyed: Vec<String> = candidate
-        .map(|lease| keyed_by(lease).map(|s| server_name(h, s.node, s.server)).collect())
+        .map(|lease| {
+            keyed_by(seen, lease)
+                .map(|s| server_name(names, s.node, s.server))
+                .collect()
+        })
         .unwrap_or_default();
     let mut reasons: Vec<String> = Vec::new();
     if !keyed.is_empty() {
@@ -216,7 +293,7 @@ fn rival<M, O>(
         reasons.push(format!("{} {verb} {whose}", and_list(&keyed)));
     }
     reasons.extend(seen.iter().filter_map(|s| {
-        let name = server_name(h, s.node, s.server);
+        let name = server_name(names, s.node, s.server);
         match s.grants {
             Grants::NoKey => Some(format!("{name} has no lock key")),
             Grants::Expired { at_ns, now_ns } => Some(format!(
@@ -228,15 +305,15 @@ fn rival<M, O>(
         }
     }));
     if setup.quorum == 1 {
-        return reasons.into_iter().next();
+        return reasons.into_iter().next().unwrap_or_default();
     }
-    Some(format!(
+    format!(
         "{who} could be granted it by {} of {} servers, a quorum of {}: {}",
         keyed.len() + free,
         setup.servers.len(),
         setup.quorum,
         reasons.join("; ")
-    ))
+    )
 }
 
 /// "a", "a and b", "a, b and c".
@@ -250,8 +327,8 @@ fn and_list(items: &[String]) -> String {
 
 /// "client-1 (lease 3fa2)": the lease is named too, since the writer's own later lease can be
 /// the one that makes its write stale.
-fn holder<M, O>(h: &History<M, O>, facts: &LockFacts, lease: u64) -> String {
-    format!("{} (lease {})", facts.owner_name(h, lease), short_lease(lease))
+fn holder(names: &Names, owners: &Owners, lease: u64) -> String {
+    format!("{} (lease {})", owners.name(names, lease), short_lease(lease))
 }
 
 #[cfg(test)]

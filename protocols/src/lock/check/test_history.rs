@@ -3,12 +3,13 @@
 //! true-time order. One builder shared by every checker's tests, so a boundary is set up the
 //! same way wherever it is tested.
 
-use locksim_sim::ClockTrack;
-use locksim_sim::check::{Status, Violation};
+use locksim_sim::check::{Invariant, Status, Verdict, Violation};
+use locksim_sim::{ClockTrack, RunEnd};
 use locksim_sim::{Event, History, Stats, What};
 use locksim_sim::{Names, NodeId};
 
-use super::{LockFacts, LockSetup};
+use super::{LockJudge, LockSetup};
+use crate::judge::Judge;
 use crate::lock::obs::{Deadline, LockObs};
 
 pub use locksim_sim::time::NS_PER_MS;
@@ -138,9 +139,41 @@ pub fn setup(servers: &[NodeId], quorum: usize) -> LockSetup {
     }
 }
 
-/// Runs one checker the way `check_lock` does.
-pub fn judge(h: &LockHistory, checker: impl Fn(&LockHistory, &LockFacts) -> Status) -> Status {
-    checker(h, &LockFacts::of(h))
+/// Plays `h` through a [`LockJudge`] event by event, as a run records it, every event handed
+/// the history's final clocks (which agree on the past with the clocks of each moment).
+pub fn verdicts(h: &LockHistory, setup: &LockSetup) -> Vec<Verdict> {
+    verdicts_as_recorded(h, setup, |_| h.clocks.clone())
+}
+
+/// Plays `h` through a [`LockJudge`], handing event `i` the clocks `clocks_at(i)` (the clocks
+/// as they were when it was recorded); the end gets the history's final clocks.
+pub fn verdicts_as_recorded(
+    h: &LockHistory,
+    setup: &LockSetup,
+    clocks_at: impl Fn(usize) -> Vec<ClockTrack>,
+) -> Vec<Verdict> {
+    let mut judge = LockJudge::new(setup.clone());
+    for (index, e) in h.events.iter().enumerate() {
+        Judge::<(), LockObs>::see(&mut judge, index, e, &clocks_at(index));
+    }
+    Judge::<(), LockObs>::verdicts(judge, &run_end(h))
+}
+
+/// What a run of `h` ends with.
+pub fn run_end(h: &LockHistory) -> RunEnd {
+    RunEnd {
+        names: h.names.clone(),
+        clocks: h.clocks.clone(),
+        end_ns: h.end_ns,
+        stats: h.stats,
+        events: h.events.len(),
+    }
+}
+
+/// The status of one invariant, judged over `h` with `setup`.
+pub fn judge(h: &LockHistory, setup: &LockSetup, invariant: Invariant) -> Status {
+    let found = verdicts(h, setup).into_iter().find(|v| v.invariant == invariant);
+    found.expect("a lock invariant").status
 }
 
 /// The message of a `held` verdict (panics, naming the verdict, otherwise).

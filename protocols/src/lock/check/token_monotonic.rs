@@ -1,58 +1,84 @@
 //! `token_monotonic`: fencing tokens are granted in strictly increasing order. A failover to a
 //! replica that missed the last `INCR`, or a restore from an old snapshot, breaks it.
+//!
+//! Kept: the last token, how many were issued, the first violation, and every grant tied to a
+//! lock key (token and lease, 16 bytes each). The grants grow with the run's grants, not its
+//! events, and cannot be forgotten exactly: a newly elected leader announces again every
+//! entry it applies, however old, and only a token seen before *for the same key* is the same
+//! grant rather than a second one. They arrive in increasing token order (a token not above
+//! the last is a violation, and judging stops there), so they are a sorted list searched in
+//! O(log n).
 
-use std::collections::BTreeSet;
-
-use locksim_sim::History;
 use locksim_sim::check::{Status, Violation, count};
 use locksim_sim::time::fmt_secs;
+use locksim_sim::{Names, NodeId};
 
-use super::LockFacts;
+use super::At;
 use crate::lock::obs::LockObs;
 
-pub(super) fn check<M, O>(h: &History<M, O>, facts: &LockFacts) -> Status {
-    let mut last: Option<u64> = None;
-    let mut issued = 0;
-    // Grants tied to a lock key: the same token for the same key again is the same grant,
-    // announced by a later leader applying the same log entry (a counter's value, with no key,
-    // is never announced twice: a repeated one is a second grant).
-    let mut keyed: BTreeSet<(u64, u64)> = BTreeSet::new();
-    for f in &facts.all {
-        let LockObs::TokenIssued { token, lease } = f.obs else {
-            continue;
+#[derive(Default)]
+pub(super) struct TokenMonotonic {
+    last: Option<u64>,
+    issued: usize,
+    /// Grants tied to a lock key, by increasing token: the same token for the same key again is
+    /// the same grant, announced by a later leader applying the same log entry (a counter's
+    /// value, with no key, is never announced twice: a repeated one is a second grant).
+    keyed: Vec<(u64, u64)>,
+    /// The first token not above the last: where, by whom, the token and the last.
+    repeated: Option<(At, NodeId, u64, u64)>,
+}
+
+impl TokenMonotonic {
+    pub fn fact(&mut self, at: At, obs: &LockObs) {
+        let LockObs::TokenIssued { token, lease } = obs else {
+            return;
         };
-        if let Some(lease) = lease
-            && !keyed.insert((*token, *lease))
-        {
-            continue;
+        if self.repeated.is_some() {
+            return;
         }
-        issued += 1;
-        if let Some(prev) = last
-            && *token <= prev
+        let token = *token;
+        if let Some(lease) = *lease
+            && self.keyed.binary_search(&(token, lease)).is_ok()
         {
+            return;
+        }
+        self.issued += 1;
+        if let Some(prev) = self.last
+            && token <= prev
+        {
+            self.repeated = Some((at, at.node, token, prev));
+            return;
+        }
+        // Past the check, the token is above every earlier one, so the list stays sorted.
+        self.last = Some(token);
+        if let Some(lease) = *lease {
+            self.keyed.push((token, lease));
+        }
+    }
+
+    pub fn status(&self, names: &Names) -> Status {
+        if let Some((at, node, token, prev)) = self.repeated {
             return Status::Violated(Violation {
-                event: f.index,
-                t_ns: f.t_ns,
+                event: at.index,
+                t_ns: at.t_ns,
                 why: format!(
                     "{} issued token {token} at {} after token {prev} had been issued",
-                    h.names.of(f.node),
-                    fmt_secs(f.t_ns)
+                    names.of(node),
+                    fmt_secs(at.t_ns)
                 ),
             });
         }
-        // Past the check, the token is above every earlier one.
-        last = Some(*token);
-    }
-    if issued == 0 {
-        Status::NotApplicable("no fencing token was issued".into())
-    } else {
-        Status::Held(format!("{} issued in increasing order", count(issued, "token")))
+        if self.issued == 0 {
+            Status::NotApplicable("no fencing token was issued".into())
+        } else {
+            Status::Held(format!("{} issued in increasing order", count(self.issued, "token")))
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::check;
+    use crate::lock::check::TOKEN_MONOTONIC;
     use crate::lock::check::test_history::*;
     use crate::lock::obs::LockObs;
     use locksim_sim::check::Status;
@@ -70,7 +96,7 @@ mod tests {
             .fold(Hist::new(), |h, (i, &(node, token, lease))| {
                 h.obs(i as u64 * S, node, LockObs::TokenIssued { token, lease })
             });
-        judge(&h.build(), check)
+        judge(&h.build(), &setup(&[S0], 1), TOKEN_MONOTONIC)
     }
 
     #[test]
@@ -125,6 +151,9 @@ mod tests {
     #[test]
     fn no_token_issued_is_not_applicable() {
         let h = Hist::new().write(S, C0, Some(3), 0, 0).build();
-        assert_eq!(not_applicable(judge(&h, check)), "no fencing token was issued");
+        assert_eq!(
+            not_applicable(judge(&h, &setup(&[S0], 1), TOKEN_MONOTONIC)),
+            "no fencing token was issued"
+        );
     }
 }

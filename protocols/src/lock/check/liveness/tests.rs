@@ -2,13 +2,13 @@ use locksim_sim::NodeId;
 use locksim_sim::What;
 use locksim_sim::check::Status;
 
-use super::check;
+use crate::lock::check::LIVENESS;
 use crate::lock::check::LockSetup;
 use crate::lock::check::test_history::*;
 use crate::lock::obs::{ClockKind, Expiry, LockObs};
 
 fn judged(h: Hist, setup: &LockSetup) -> Status {
-    judge(&h.build(), |h, f| check(h, f, setup))
+    judge(&h.build(), setup, LIVENESS)
 }
 
 /// One server, quorum 1.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::lock::check::STALE_WRITE;
 use crate::lock::check::test_history::*;
 use crate::lock::obs::DeleteCause;
 
@@ -49,7 +50,7 @@ fn role(h: Hist, t_ms: u64, server: NodeId, authoritative: bool, role: &'static 
 /// The verdict over the first `servers` of the cast, with `quorum`.
 fn verdict(h: &Hist, servers: usize, quorum: usize) -> Status {
     let h = h.clone().build();
-    check(&h, &LockFacts::of(&h), &setup(&SERVERS[..servers], quorum))
+    judge(&h, &setup(&SERVERS[..servers], quorum), STALE_WRITE)
 }
 
 #[test]
@@ -184,7 +185,7 @@ fn a_new_raft_leader_retires_the_old_one_even_one_that_never_said_it_stepped_dow
     let mut alone = setup(&SERVERS[..3], 1);
     let judged = |h: &Hist, setup: &LockSetup| {
         let h = h.clone().build();
-        check(&h, &LockFacts::of(&h), setup)
+        judge(&h, setup, STALE_WRITE)
     };
     alone.newest_serves_alone = true;
     held(judged(&h, &alone));
