@@ -27,8 +27,11 @@
 //! Then jobs: the same seeds on 1 thread, and split over 2 threads (`std::thread::scope`, one
 //! world per seed, seeds dealt alternately), passes alternating so both see the same noise;
 //! speed-up = median 1-thread wall / median 2-thread wall (and the same of the minima, the
-//! passes least disturbed by the host's other load). Then, with `LOCKSIM_PEER` set, the
-//! peer's own summary for its two workloads, run here one after the other, and our ratio.
+//! passes least disturbed by the host's other load). Then, with `LOCKSIM_PEER` set, the peer
+//! interleaved with us on its two workloads: rounds (REPEATS, at least 5) of one facts pass of
+//! ours then one run of the peer's (one repeat, the same seeds), the ratio of events/s per
+//! round and their median — a load swing then hits both sides of a round, and not all of one
+//! side, as it would if the peer ran after all of ours.
 //!
 //! Instruction counts, the steadier measure on a noisy host, come from valgrind on
 //! `examples/bench_workload.rs` (see its header).
@@ -203,7 +206,6 @@ fn main() {
         "{:<15} {:<5} {:>6} {:>8} {:>8} {:>9} {:>11} {:>11} {:>13}",
         "workload", "mode", "seeds", "wall_s", "min_s", "seeds/s", "events/s", "events/seed", "sim-s/wall-s"
     );
-    let mut ours = Vec::new();
     for w in &workloads {
         let seeds = seeds_of(w);
         let single_redis = matches!(w.spec.name, "gc-pause" | "no-fault");
@@ -236,9 +238,6 @@ fn main() {
                 t.events as f64 / seeds as f64,
                 row.2,
             );
-            if single_redis && level == Level::Facts {
-                ours.push((w.spec.name, row));
-            }
         }
     }
 
@@ -297,20 +296,53 @@ fn main() {
         println!("\n(set LOCKSIM_PEER to the madsim-baseline binary to run the peer here and print the ratios)");
         return;
     };
+    let single_redis = workloads
+        .iter()
+        .filter(|w| matches!(w.spec.name, "gc-pause" | "no-fault"));
+    for w in single_redis {
+        interleave_peer(&peer, w, seeds_of(w), repeats.max(5));
+    }
+}
+
+/// Rounds of one facts pass of ours over `seeds` then one run of the peer's over the same
+/// seeds; per round our events/s and seeds/s over the peer's, then the median ratios (with the
+/// lowest and highest beside them).
+fn interleave_peer(peer: &str, w: &Workload, seeds: u64, rounds: usize) {
+    let name = w.spec.name;
     println!();
-    println!("peer (madsim-baseline, {base_seeds} seeds, {repeats} repeats, its median) and locksim facts / peer");
+    println!("peer interleaved ({name}, {seeds} seeds): each round a locksim facts pass, then a madsim-baseline run");
     println!(
-        "{:<15} {:>9} {:>11} {:>13} {:>14} {:>14}",
-        "workload", "seeds/s", "events/s", "sim-s/wall-s", "events/s ratio", "seeds/s ratio"
+        "{:<15} {:>5} {:>13} {:>13} {:>14} {:>14}",
+        "workload", "round", "ours events/s", "peer events/s", "events/s ratio", "seeds/s ratio"
     );
-    for (name, (seeds_s, events_s, _)) in ours {
-        match run_peer(&peer, name, base_seeds, repeats) {
-            Ok((p_seeds, p_events, p_sim)) => println!(
-                "{name:<15} {p_seeds:>9.1} {p_events:>11.0} {p_sim:>13.0} {:>13.1}x {:>13.1}x",
-                events_s / p_events,
-                seeds_s / p_seeds
-            ),
-            Err(e) => println!("{name:<15} peer failed: {e}"),
+    pass(w, seeds.div_ceil(10), 0, 1, Level::Facts); // warm-up
+    let mut totals = None;
+    let (mut events_ratios, mut seeds_ratios) = (Vec::new(), Vec::new());
+    for round in 1..=rounds {
+        let wall = timed(&mut totals, || pass(w, seeds, 0, 1, Level::Facts));
+        let ours_events_s = totals.expect("timed sets it").events as f64 / wall;
+        match run_peer(peer, name, seeds, 1) {
+            Ok((p_seeds, p_events, _)) => {
+                let (events_ratio, seeds_ratio) = (ours_events_s / p_events, seeds as f64 / wall / p_seeds);
+                println!(
+                    "{name:<15} {round:>5} {ours_events_s:>13.0} {p_events:>13.0} {events_ratio:>13.2}x {seeds_ratio:>13.2}x"
+                );
+                events_ratios.push(events_ratio);
+                seeds_ratios.push(seeds_ratio);
+            }
+            Err(e) => println!("{name:<15} {round:>5} peer failed: {e}"),
         }
     }
+    if events_ratios.is_empty() {
+        return;
+    }
+    let spread = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v[0], v[v.len() - 1])
+    };
+    let ((events, e_lo, e_hi), (seeds_med, s_lo, s_hi)) = (spread(events_ratios), spread(seeds_ratios));
+    println!(
+        "{name:<15} {:>5} {:>13} {:>13} {events:>13.2}x {seeds_med:>13.2}x   (events/s ratio {e_lo:.2}-{e_hi:.2}, seeds/s ratio {s_lo:.2}-{s_hi:.2})",
+        "median", "", ""
+    );
 }

@@ -1,8 +1,20 @@
 //! The simulated network: per-link latency drawn from the seed, FIFO links unless reordering
 //! is on, and the network faults — cut links (partitions, isolation, one-way cuts), delay
 //! windows, loss and duplication.
+//!
+//! Nothing here is kept per pair of nodes unless that pair differs from the defaults: latency
+//! overrides by link, partitions by node (`cuts.rs`), FIFO order by link in flight
+//! (`fifo.rs`). A world of 1,000 clients costs what its messages cost, not a million links.
+
+mod cuts;
+mod fifo;
+
+use std::collections::BTreeMap;
 
 use rand_chacha::ChaCha8Rng;
+
+use self::cuts::Cuts;
+use self::fifo::Fifo;
 
 use crate::history::DropReason;
 use crate::ids::NodeId;
@@ -78,30 +90,25 @@ impl LossRule {
 
 /// The network's state during a run.
 pub(crate) struct Network {
-    n: usize,
     cfg: NetworkConfig,
-    /// Per link (`from * n + to`): the latency bounds, resolved once.
-    latency: Vec<Latency>,
-    /// Per link: how many active cuts cover it.
-    cuts: Vec<u16>,
-    /// Per link: the latest arrival scheduled, to keep links FIFO.
-    last_arrival_ns: Vec<u64>,
+    /// The links whose latency is not `cfg.latency`, resolved once (the last override of a
+    /// link wins).
+    latency_overrides: BTreeMap<(NodeId, NodeId), Latency>,
+    cuts: Cuts,
+    /// Unused when `cfg.reorder`.
+    fifo: Fifo,
     delays: Vec<DelayRule>,
     losses: Vec<LossRule>,
 }
 
 impl Network {
     pub(crate) fn new(n: usize, cfg: NetworkConfig) -> Self {
-        let mut latency = vec![cfg.latency; n * n];
-        for &(from, to, l) in &cfg.links {
-            latency[from.index() * n + to.index()] = l;
-        }
+        let latency_overrides = cfg.links.iter().map(|&(from, to, l)| ((from, to), l)).collect();
         Network {
-            n,
             cfg,
-            latency,
-            cuts: vec![0; n * n],
-            last_arrival_ns: vec![0; n * n],
+            latency_overrides,
+            cuts: Cuts::new(n),
+            fifo: Fifo::new(),
             delays: Vec::new(),
             losses: Vec::new(),
         }
@@ -109,21 +116,10 @@ impl Network {
 
     /// Cuts (`add`) or restores every link of a partition.
     pub(crate) fn cut(&mut self, groups: &[Vec<NodeId>], one_way: bool, add: bool) {
-        for (gi, ga) in groups.iter().enumerate() {
-            if one_way && gi > 0 {
-                break;
-            }
-            for (gj, gb) in groups.iter().enumerate() {
-                if gi == gj {
-                    continue;
-                }
-                for a in ga {
-                    for b in gb {
-                        let c = &mut self.cuts[a.index() * self.n + b.index()];
-                        *c = if add { *c + 1 } else { *c - 1 };
-                    }
-                }
-            }
+        if add {
+            self.cuts.add(groups, one_way);
+        } else {
+            self.cuts.remove(groups, one_way);
         }
     }
 
@@ -171,8 +167,7 @@ impl Network {
         from: NodeId,
         to: NodeId,
     ) -> Route {
-        let link = from.index() * self.n + to.index();
-        if self.cuts[link] > 0 {
+        if self.cuts.severs(from, to) {
             return Route::Dropped(DropReason::Partition);
         }
         let mut duplicate = false;
@@ -190,19 +185,26 @@ impl Network {
             .filter(|d| d.from == from && d.to == to && now_ns < d.until_ns)
             .map(|d| d.extra_ns)
             .sum();
-        let at_ns = self.arrival(rng, link, now_ns, extra_ns);
-        let dup_ns = duplicate.then(|| self.arrival(rng, link, now_ns, extra_ns));
+        let at_ns = self.arrival(rng, now_ns, (from, to), extra_ns);
+        let dup_ns = duplicate.then(|| self.arrival(rng, now_ns, (from, to), extra_ns));
         Route::Arrives { at_ns, dup_ns }
     }
 
-    fn arrival(&mut self, rng: &mut ChaCha8Rng, link: usize, now_ns: u64, extra_ns: u64) -> u64 {
-        let l = self.latency[link];
-        let mut at_ns = now_ns + uniform(rng, l.min_ns, l.max_ns) + extra_ns;
-        if !self.cfg.reorder {
-            at_ns = at_ns.max(self.last_arrival_ns[link]);
-            self.last_arrival_ns[link] = at_ns;
+    fn arrival(&mut self, rng: &mut ChaCha8Rng, now_ns: u64, (from, to): (NodeId, NodeId), extra_ns: u64) -> u64 {
+        let l = if self.latency_overrides.is_empty() {
+            self.cfg.latency
+        } else {
+            self.latency_overrides
+                .get(&(from, to))
+                .copied()
+                .unwrap_or(self.cfg.latency)
+        };
+        let at_ns = now_ns + uniform(rng, l.min_ns, l.max_ns) + extra_ns;
+        if self.cfg.reorder {
+            at_ns
+        } else {
+            self.fifo.arrival(now_ns, from, to, at_ns)
         }
-        at_ns
     }
 }
 
@@ -269,5 +271,101 @@ mod tests {
         n.add_loss(0, (None, Some(C)), u64::MAX, 1_000_000, false);
         assert_eq!(n.route(&mut r, &mut l, 0, A, C), Route::Dropped(DropReason::Loss));
         assert!(matches!(n.route(&mut r, &mut l, 0, A, B), Route::Arrives { .. }));
+    }
+
+    /// The dense table per pair of nodes the network kept before: the reference for FIFO order.
+    fn dense_arrivals(sends: &[(u64, NodeId, NodeId)], n: usize) -> Vec<u64> {
+        let mut rng = stream(7, "network");
+        let mut last = vec![0; n * n];
+        let cfg = NetworkConfig::default();
+        sends
+            .iter()
+            .map(|&(now, from, to)| {
+                let link = from.index() * n + to.index();
+                let at = (now + uniform(&mut rng, cfg.latency.min_ns, cfg.latency.max_ns)).max(last[link]);
+                last[link] = at;
+                at
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fifo_in_flight_only_matches_a_table_per_pair_and_stays_small() {
+        let n = 1_000;
+        // A server answering 999 clients, bursts of replies on the same links, time moving on.
+        let mut pick = stream(3, "test");
+        let sends: Vec<(u64, NodeId, NodeId)> = (0..50_000u64)
+            .map(|i| {
+                let client = NodeId(1 + uniform(&mut pick, 0, n as u64 - 2) as u32);
+                let now = i * 20_000;
+                if i % 2 == 0 {
+                    (now, NodeId(0), client)
+                } else {
+                    (now, client, NodeId(0))
+                }
+            })
+            .collect();
+        let mut net = Network::new(n, NetworkConfig::default());
+        let (mut rng, mut loss) = (stream(7, "network"), stream(7, "loss"));
+        let ours: Vec<u64> = sends
+            .iter()
+            .map(|&(now, from, to)| match net.route(&mut rng, &mut loss, now, from, to) {
+                Route::Arrives { at_ns, dup_ns: None } => at_ns,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(ours, dense_arrivals(&sends, n));
+        // ~500 messages in flight at a time (5 ms at most, one send per 20 us): ~1,000 entries
+        // at most between sweeps, never a million.
+        assert!(net.fifo.links() <= 2_000, "{} links kept", net.fifo.links());
+    }
+
+    #[test]
+    fn partition_of_a_thousand_nodes_cuts_across_groups_only_until_healed() {
+        let n = 1_000u32;
+        let mut net = Network::new(n as usize, NetworkConfig::default());
+        let (mut r, mut l) = (stream(1, "network"), stream(1, "loss"));
+        let groups = vec![
+            (0..500).map(NodeId).collect::<Vec<_>>(),
+            (500..999).map(NodeId).collect(),
+        ];
+        let cut = |net: &mut Network, r: &mut ChaCha8Rng, l: &mut ChaCha8Rng, a: u32, b: u32| {
+            net.route(r, l, 0, NodeId(a), NodeId(b)) == Route::Dropped(DropReason::Partition)
+        };
+        net.cut(&groups, false, true);
+        // Twice over: a link stays cut until both partitions heal.
+        net.cut(&groups, false, true);
+        assert!(cut(&mut net, &mut r, &mut l, 3, 700) && cut(&mut net, &mut r, &mut l, 700, 3));
+        assert!(!cut(&mut net, &mut r, &mut l, 3, 499) && !cut(&mut net, &mut r, &mut l, 500, 998));
+        // Node 999 is in no group: none of its links is cut.
+        assert!(!cut(&mut net, &mut r, &mut l, 999, 3) && !cut(&mut net, &mut r, &mut l, 700, 999));
+        net.cut(&groups, false, false);
+        assert!(cut(&mut net, &mut r, &mut l, 3, 700));
+        net.cut(&groups, false, false);
+        assert!(!cut(&mut net, &mut r, &mut l, 3, 700) && !cut(&mut net, &mut r, &mut l, 700, 3));
+    }
+
+    #[test]
+    fn a_link_override_sets_that_link_only() {
+        let slow = Latency {
+            min_ns: 7_000_000_000,
+            max_ns: 7_000_000_000,
+        };
+        let cfg = NetworkConfig {
+            links: vec![(A, B, slow)],
+            ..NetworkConfig::default()
+        };
+        let (mut n, mut r, mut l) = (Network::new(3, cfg), stream(1, "network"), stream(1, "loss"));
+        assert_eq!(
+            n.route(&mut r, &mut l, 0, A, B),
+            Route::Arrives {
+                at_ns: 7_000_000_000,
+                dup_ns: None
+            }
+        );
+        let Route::Arrives { at_ns, .. } = n.route(&mut r, &mut l, 0, B, A) else {
+            panic!()
+        };
+        assert!(at_ns <= 5_000_000);
     }
 }
