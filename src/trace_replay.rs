@@ -88,14 +88,21 @@ pub fn replay(trace: &TraceFile, max_events: u64) -> Result<Replay, ReplayError>
             .name("trace reader".into())
             .spawn_scoped(scope, move || {
                 // A send fails only once the replay stopped listening: it has what it needs.
-                trace.each_event(&mut |_, line| sender.send(line).map_err(|_| String::new()))
+                let mut unheard = false;
+                let read = trace.each_event(&mut |_, line| {
+                    sender.send(line).map_err(|_| {
+                        unheard = true;
+                        String::new()
+                    })
+                });
+                if unheard { Ok(()) } else { read }
             })
             .map_err(|e| ReplayError::Trace(format!("cannot start the trace reader: {e}")))?;
         let found = compare(trace, &loaded, recorded);
         match reader.join() {
-            Ok(Err(e)) if !e.is_empty() => Err(ReplayError::Trace(e)),
+            Ok(Err(e)) => Err(ReplayError::Trace(e)),
             Err(panic) => std::panic::resume_unwind(panic),
-            Ok(_) => Ok(found),
+            Ok(Ok(())) => Ok(found),
         }
     })
 }

@@ -41,8 +41,8 @@ pub(super) fn render(path: PathBuf, view: View) -> u8 {
     let drawn = match view {
         View::Text => trace_view::trace_lanes(&trace, &cast, &marks),
         View::Mermaid | View::Svg if trace.events > MAX_DIAGRAM_EVENTS => Err(format!(
-            "{}: {} events, more than a {} diagram is drawn from ({MAX_DIAGRAM_EVENTS}, all held at once): \
-             render it with `--format text`, which reads the trace as a stream",
+            "{}: {} events: the {} diagram holds every event at once, so it is drawn from at most \
+             {MAX_DIAGRAM_EVENTS}; render the trace with `--format text`, which reads it as a stream",
             path.display(),
             trace.events,
             view.name()
