@@ -32,4 +32,7 @@ pub mod run_stop;
 mod temp_file;
 pub mod timeline;
 pub mod trace_file;
+pub mod trace_replay;
+mod trace_stream;
+pub mod trace_view;
 pub mod trace_write;

@@ -1,40 +1,54 @@
 //! Trace files (DESIGN section 6): versioned JSON holding the scenario as run (its text), the
 //! seed, the engine version, every event — one per line, so traces diff well — and the result
-//! (written as the run goes: [`crate::trace_write`]). `replay` re-runs the embedded scenario
-//! and reports the first event that differs, or else what the recorded result states that the
-//! replay does not give.
+//! (written as the run goes: [`crate::trace_write`]). A trace is read as a stream
+//! ([`crate::trace_stream`]): first every key but the events, then the events one at a time
+//! as a reader needs them, so a trace of any length is read in bounded memory.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use locksim_sim::trace::{Passing, TraceEvent, TraceSink};
+use locksim_sim::trace::TraceEvent;
 use serde_json::Value;
 
-use crate::load::{LoadError, LoadedScenario, parse_with_space};
+use crate::load::{LoadError, parse_with_space};
 use crate::render::{Cast, NETWORK};
-use crate::run_result::RunResult;
+use crate::trace_stream::{self, OnEvent, ReadError};
 
 pub const FORMAT: &str = "locksim-trace";
 pub const VERSION: u64 = 1;
 
-/// A trace read back.
+/// A trace read back: everything but its events, which are read from `path` when asked for.
 #[derive(Clone, Debug)]
 pub struct TraceFile {
+    pub path: PathBuf,
     pub scenario_file: String,
     pub scenario_text: String,
     pub seed: u64,
     pub engine: String,
     pub result: Value,
-    pub events: Vec<Value>,
+    /// How many events the trace holds.
+    pub events: usize,
 }
 
-/// Reads a trace file; the error says what is wrong with it.
+/// The keys a trace is read for, besides `events`.
+const KEYS: &[&str] = &[
+    "format",
+    "version",
+    "engine",
+    "scenario_file",
+    "seed",
+    "scenario",
+    "result",
+];
+
+/// Reads a trace file but its events (parsed, counted, and dropped); the error says what is
+/// wrong with it.
 pub fn read(path: &Path) -> Result<TraceFile, String> {
-    let text =
-        crate::input_file::read_text(path).map_err(|e| format!("{}: cannot read the trace: {e}", path.display()))?;
-    let doc: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}:{}: not a JSON trace: {e}", path.display(), e.line()))?;
+    let top = trace_stream::header(path, KEYS).map_err(|e| described(path, e))?;
     let field = |key: &str| {
-        doc.get(key)
+        top.values
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v)
             .ok_or_else(|| format!("{}: key `{key}`: missing from the trace", path.display()))
     };
     if field("format")?.as_str() != Some(FORMAT) {
@@ -56,6 +70,7 @@ pub fn read(path: &Path) -> Result<TraceFile, String> {
             .ok_or_else(|| format!("{}: key `{key}`: must be a string", path.display()))
     };
     Ok(TraceFile {
+        path: path.to_path_buf(),
         scenario_file: text_of("scenario_file")?,
         scenario_text: text_of("scenario")?,
         engine: text_of("engine")?,
@@ -63,43 +78,47 @@ pub fn read(path: &Path) -> Result<TraceFile, String> {
             .as_u64()
             .ok_or_else(|| format!("{}: key `seed`: must be an unsigned integer", path.display()))?,
         result: field("result")?.clone(),
-        events: field("events")?
-            .as_array()
-            .cloned()
-            .ok_or_else(|| format!("{}: key `events`: must be an array", path.display()))?,
+        events: top
+            .events
+            .ok_or_else(|| format!("{}: key `events`: missing from the trace", path.display()))?,
     })
 }
 
+/// A reading error as the user reads it: the file, then the line (JSON) or the key.
+fn described(path: &Path, e: ReadError) -> String {
+    match e {
+        ReadError::Open(e) => format!("{}: cannot read the trace: {e}", path.display()),
+        ReadError::Json(e) => format!("{}:{}: not a JSON trace: {e}", path.display(), e.line()),
+        ReadError::Content(e) => format!("{}: {e}", path.display()),
+    }
+}
+
 impl TraceFile {
-    /// The recorded events, typed, as the live run gave them, checked for what the views rely
-    /// on — each an object, numbered in order, in true-time order, on a node of `cast` (the
-    /// embedded scenario's) or the network — so an edited trace is refused, naming the event,
-    /// rather than drawn wrong.
+    /// Reads the events again from the file, handing each to `on_event` as it is read; an
+    /// error of `on_event` stops the reading and is returned after the file's name.
+    pub fn each_event(&self, on_event: OnEvent<'_>) -> Result<(), String> {
+        trace_stream::each_event(&self.path, on_event).map_err(|e| described(&self.path, e))
+    }
+
+    /// Hands each recorded event, typed as the live run gave it, to `on_event`, checked for
+    /// what the views rely on — each an object, numbered in order, in true-time order, on a
+    /// node of `cast` (the embedded scenario's) or the network — so an edited trace is
+    /// refused, naming the event, rather than drawn wrong.
+    pub fn each_timeline_event(&self, cast: &Cast, on_event: &mut dyn FnMut(TraceEvent)) -> Result<(), String> {
+        let mut last_t_ns: Option<u64> = None;
+        self.each_event(&mut |i, line| {
+            let e = checked(cast, i, &line, last_t_ns).map_err(|what| format!("key `events[{i}]`: {what}"))?;
+            last_t_ns = Some(e.t_ns);
+            on_event(e);
+            Ok(())
+        })
+    }
+
+    /// Every recorded event, typed and checked as [`Self::each_timeline_event`] does: for the
+    /// views that need them all at once.
     pub fn timeline_events(&self, cast: &Cast) -> Result<Vec<TraceEvent>, String> {
-        let mut events: Vec<TraceEvent> = Vec::with_capacity(self.events.len());
-        for (i, line) in self.events.iter().enumerate() {
-            let at = |what: String| format!("key `events[{i}]`: {what}");
-            if !line.is_object() {
-                return Err(at(format!("must be an event (a JSON object), not {line}")));
-            }
-            let e = TraceEvent::from_line(line).map_err(|err| at(err.to_string()))?;
-            if e.index != i {
-                return Err(at(format!("`i` is {}: events are numbered in order from 0", e.index)));
-            }
-            if let Some(before) = events.last().filter(|b| b.t_ns > e.t_ns) {
-                return Err(at(format!(
-                    "`t_ns` {} is before the previous event's {}: events are in true-time order",
-                    e.t_ns, before.t_ns
-                )));
-            }
-            if e.node != NETWORK && cast.role(&e.node).is_none() {
-                return Err(at(format!(
-                    "`node` {:?} is not a node of the embedded scenario",
-                    e.node
-                )));
-            }
-            events.push(e);
-        }
+        let mut events = Vec::with_capacity(self.events);
+        self.each_timeline_event(cast, &mut |e| events.push(e))?;
         Ok(events)
     }
 
@@ -110,153 +129,23 @@ impl TraceFile {
     }
 }
 
-/// What a replay found.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Replay {
-    /// Every event and everything the recorded result states came out the same.
-    Identical { events: usize },
-    /// The first event that differs; `None` where one side has no event at that index.
-    Diverged {
-        index: usize,
-        recorded: Option<Value>,
-        replayed: Option<Value>,
-    },
-    /// The events agree but the recorded result does not: its verdicts, its file, its hash...
-    /// were edited, or were never this run's.
-    ResultDiffers { differences: Vec<Difference> },
-    /// The replay stopped short (it stalled, or spent its event budget), explained.
-    Stopped { explained: String },
-}
-
-/// One place where the recorded result and the replayed one differ.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Difference {
-    /// Where, as a path into the result: `verdicts.stale_write`, `violations[0].why`.
-    pub path: String,
-    /// `None` where that side has no such key.
-    pub recorded: Option<Value>,
-    pub replayed: Option<Value>,
-}
-
-/// DESIGN section 6's keys of a run's result: a trace must state them. locksim's additions may
-/// be missing from a trace an earlier locksim wrote; those are compared when it states them.
-const DESIGN_RESULT_KEYS: &[&str] = &[
-    "scenario",
-    "seed",
-    "protocol",
-    "verdicts",
-    "violations",
-    "events",
-    "trace_sha256",
-];
-
-/// Re-runs the trace's scenario with its seed and compares every event, then the result the
-/// trace states against the replayed one. The embedded scenario is named by the trace's
-/// `scenario_file` label, which is compared too (the result records it as `file`).
-pub fn replay(trace: &TraceFile, max_events: u64) -> Result<Replay, LoadError> {
-    let (mut scenario, space) = parse_with_space(&trace.scenario_file, &trace.scenario_text)?;
-    scenario.max_events = max_events;
-    let loaded = LoadedScenario {
-        scenario,
-        space,
-        file: trace.scenario_file.clone(),
-        source: trace.scenario_text.clone(),
-    };
-    let mut compared = Compared {
-        recorded: &trace.events,
-        replayed: 0,
-        first: None,
-    };
-    let replayed_run = RunResult::run_into(&loaded, Some(trace.seed), &mut compared);
-    if let Some(stop) = replayed_run.outcome.stopped {
-        return Ok(Replay::Stopped {
-            explained: crate::run_stop::explain(&loaded, &format!("seed {}", trace.seed), stop),
-        });
+/// Event `i` typed, or what is wrong with it; `before` is the previous event's true time.
+fn checked(cast: &Cast, i: usize, line: &Value, before: Option<u64>) -> Result<TraceEvent, String> {
+    if !line.is_object() {
+        return Err(format!("must be an event (a JSON object), not {line}"));
     }
-    let n = compared.replayed.max(trace.events.len());
-    if let Some(diverged) = compared.first {
-        return Ok(diverged);
+    let e = TraceEvent::from_line(line).map_err(|err| err.to_string())?;
+    if e.index != i {
+        return Err(format!("`i` is {}: events are numbered in order from 0", e.index));
     }
-    if compared.replayed < trace.events.len() {
-        return Ok(Replay::Diverged {
-            index: compared.replayed,
-            recorded: trace.events.get(compared.replayed).cloned(),
-            replayed: None,
-        });
+    if let Some(before) = before.filter(|b| *b > e.t_ns) {
+        return Err(format!(
+            "`t_ns` {} is before the previous event's {before}: events are in true-time order",
+            e.t_ns
+        ));
     }
-    let differences = result_differences(&trace.result, &replayed_run.json());
-    if !differences.is_empty() {
-        return Ok(Replay::ResultDiffers { differences });
+    if e.node != NETWORK && cast.role(&e.node).is_none() {
+        return Err(format!("`node` {:?} is not a node of the embedded scenario", e.node));
     }
-    Ok(Replay::Identical { events: n })
-}
-
-/// Compares each replayed event with the recorded one as the replay goes, keeping only the
-/// first difference.
-struct Compared<'a> {
-    recorded: &'a [Value],
-    replayed: usize,
-    first: Option<Replay>,
-}
-
-impl TraceSink for Compared<'_> {
-    fn take(&mut self, e: &Passing<'_>) {
-        self.replayed += 1;
-        if self.first.is_some() {
-            return;
-        }
-        let replayed: Value = serde_json::from_str(e.line).expect("trace lines are JSON");
-        let recorded = self.recorded.get(e.index);
-        if recorded != Some(&replayed) {
-            self.first = Some(Replay::Diverged {
-                index: e.index,
-                recorded: recorded.cloned(),
-                replayed: Some(replayed),
-            });
-        }
-    }
-}
-
-/// Where `recorded` (a trace's result) and `replayed` differ: every key the recorded result
-/// states, and DESIGN's keys whether stated or not.
-fn result_differences(recorded: &Value, replayed: &Value) -> Vec<Difference> {
-    let mut out = Vec::new();
-    let (Some(rec), Some(rep)) = (recorded.as_object(), replayed.as_object()) else {
-        out.push(Difference {
-            path: "result".into(),
-            recorded: Some(recorded.clone()),
-            replayed: Some(replayed.clone()),
-        });
-        return out;
-    };
-    let mut keys: Vec<&str> = rec.keys().map(String::as_str).collect();
-    keys.extend(DESIGN_RESULT_KEYS.iter().filter(|k| !rec.contains_key(**k)));
-    keys.sort_unstable();
-    for key in keys {
-        diff(key.to_string(), rec.get(key), rep.get(key), &mut out);
-    }
-    out
-}
-
-/// Walks two values side by side, down objects and arrays, recording each leaf that differs.
-fn diff(path: String, a: Option<&Value>, b: Option<&Value>, out: &mut Vec<Difference>) {
-    match (a, b) {
-        (Some(Value::Object(x)), Some(Value::Object(y))) => {
-            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-            for k in keys {
-                diff(format!("{path}.{k}"), x.get(k), y.get(k), out);
-            }
-        }
-        (Some(Value::Array(x)), Some(Value::Array(y))) => {
-            for i in 0..x.len().max(y.len()) {
-                diff(format!("{path}[{i}]"), x.get(i), y.get(i), out);
-            }
-        }
-        _ if a == b => {}
-        _ => out.push(Difference {
-            path,
-            recorded: a.cloned(),
-            replayed: b.cloned(),
-        }),
-    }
+    Ok(e)
 }

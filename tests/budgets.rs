@@ -66,17 +66,26 @@ fn devices_directories_and_fifos_are_refused_before_reading() {
     }
 }
 
+/// A scenario is read whole, so its size is capped; a trace is read as a stream, so it is not:
+/// the same big file is refused as a scenario for its size, and as a trace for its content.
 #[test]
-fn files_over_16_mib_are_refused_before_reading() {
+fn scenario_files_over_16_mib_are_refused_before_reading() {
     let big = scratch("big.toml");
     let file = std::fs::File::create(&big).expect("scratch is writable");
     // Sparse: the size is what is refused, no byte needs to be written.
     file.set_len(16 * 1024 * 1024 + 1).expect("set_len");
     let p = big.to_str().unwrap();
-    for args in [vec!["run", p], vec!["replay", p]] {
-        let o = locksim_within(SECONDS_10, &args);
-        refused(&o, &[p, "larger than 16 MiB"]);
+    let o = locksim_within(SECONDS_10, &["run", p]);
+    refused(
+        &o,
+        &[p, "larger than 16 MiB, the most locksim reads from one scenario file"],
+    );
+    for command in ["replay", "render"] {
+        let o = locksim_within(SECONDS_10, &[command, p]);
+        refused(&o, &[p, "not a JSON trace"]);
+        assert!(!common::stderr(&o).contains("MiB"), "{}", common::stderr(&o));
     }
+    std::fs::remove_file(&big).expect("remove the sparse file");
 }
 
 /// A lock client with no work, no think time and instant links: every round at true time 0.

@@ -277,6 +277,12 @@ fn a_trace_file_renders_exactly_as_the_live_run() {
         assert_eq!(&events, live, "{rel} events");
         assert_eq!(cast, live_cast, "{rel} cast");
         assert_eq!(lanes(&events, &marks), lanes(live, &live_marks), "{rel} text");
+        // The lane view selected from the file's stream, as `render` draws it, is the same.
+        assert_eq!(
+            locksim::trace_view::trace_lanes(&file, &cast, &marks).unwrap(),
+            lanes(live, &live_marks),
+            "{rel} streamed text"
+        );
         assert_eq!(
             mermaid(&events, &cast, &marks),
             mermaid(live, &live_cast, &live_marks),

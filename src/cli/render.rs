@@ -3,13 +3,19 @@
 use std::path::PathBuf;
 
 use crate::render::Marks;
-use crate::trace_file;
+use crate::{trace_file, trace_view};
 
 use super::view::View;
 use super::{BAD_INPUT, OK, out};
 
+/// The most events a diagram (Mermaid, SVG) is drawn from: it needs them all at once, and
+/// far fewer already make a picture no one can read (Mermaid refuses over 50,000 characters).
+pub(super) const MAX_DIAGRAM_EVENTS: usize = 100_000;
+
 /// Renders a trace file: its recorded events and the violations its result names. Nothing is
-/// re-run, so a trace from another engine version renders as it was recorded.
+/// re-run, so a trace from another engine version renders as it was recorded. The text view
+/// is selected from the events as they are read; a diagram holds them all, so a trace with
+/// more than [`MAX_DIAGRAM_EVENTS`] is refused for it.
 pub(super) fn render(path: PathBuf, view: View) -> u8 {
     let trace = match trace_file::read(&path) {
         Ok(t) => t,
@@ -32,13 +38,27 @@ pub(super) fn render(path: PathBuf, view: View) -> u8 {
             return BAD_INPUT;
         }
     };
-    let events = match trace.timeline_events(&cast) {
-        Ok(events) => events,
-        Err(e) => {
-            eprintln!("error: {}: {e}", path.display());
-            return BAD_INPUT;
-        }
+    let drawn = match view {
+        View::Text => trace_view::trace_lanes(&trace, &cast, &marks),
+        View::Mermaid | View::Svg if trace.events > MAX_DIAGRAM_EVENTS => Err(format!(
+            "{}: {} events: the {} diagram holds every event at once, so it is drawn from at most \
+             {MAX_DIAGRAM_EVENTS}; render the trace with `--format text`, which reads it as a stream",
+            path.display(),
+            trace.events,
+            view.name()
+        )),
+        View::Mermaid | View::Svg => trace
+            .timeline_events(&cast)
+            .map(|events| view.render(&events, &cast, &marks)),
     };
-    out(&view.render(&events, &cast, &marks));
-    OK
+    match drawn {
+        Ok(text) => {
+            out(&text);
+            OK
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            BAD_INPUT
+        }
+    }
 }

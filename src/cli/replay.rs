@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::trace_file::{self, Difference, Replay};
+use crate::trace_file;
+use crate::trace_replay::{self, Difference, Replay, ReplayError};
 
 use super::{BAD_INPUT, FAILED, OK, out};
 
@@ -25,8 +26,12 @@ pub(super) fn replay(path: PathBuf, max_events: u64) -> u8 {
             locksim_sim::ENGINE_VERSION
         );
     }
-    match trace_file::replay(&trace, max_events) {
-        Err(e) => {
+    match trace_replay::replay(&trace, max_events) {
+        Err(ReplayError::Trace(e)) => {
+            eprintln!("error: {e}");
+            BAD_INPUT
+        }
+        Err(ReplayError::Scenario(e)) => {
             // The text that failed is the trace's, not the file on disk it was recorded from.
             let line = e.line.map(|l| format!(", line {l}")).unwrap_or_default();
             let key = e.key.map(|k| format!(": key `{k}`")).unwrap_or_default();

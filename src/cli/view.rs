@@ -22,6 +22,15 @@ pub(super) enum View {
 const MERMAID_MAX_TEXT: usize = 50_000;
 
 impl View {
+    /// The view's name, as `--format` takes it.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            View::Text => "text",
+            View::Mermaid => "mermaid",
+            View::Svg => "svg",
+        }
+    }
+
     pub(super) fn render(self, events: &[TraceEvent], cast: &Cast, marks: &Marks) -> String {
         match self {
             View::Text => lanes(events, marks),

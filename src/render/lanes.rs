@@ -7,6 +7,8 @@
 //! doing what meanwhile" — a paused client's dotted lane beside another client's acquisition
 //! is the whole Kleppmann story at a glance. Both show the same selection ([`mod@super::select`]).
 
+use std::borrow::Borrow;
+
 use locksim_sim::trace::TraceEvent;
 
 use super::life::{Life, Lives};
@@ -49,8 +51,20 @@ fn headings(names: &[&str]) -> Vec<String> {
 /// The lane view of `events`, violations marked.
 pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
     let rows = select(events, marks, TimelineMode::Compact);
-    let names = nodes(events);
-    let heads = headings(&names);
+    lanes_of(&rows, &nodes(events), events, marks)
+}
+
+/// The lane view of `rows` (the compact selection, made with `marks` known), where `names` are
+/// every node in order of first appearance and `life_events` are the events in order, or only
+/// those that change a node's life ([`super::changes_life`]): what a view selected from a
+/// stream keeps.
+pub(crate) fn lanes_of<E: Borrow<TraceEvent>>(
+    rows: &[Row<E>],
+    names: &[&str],
+    life_events: &[TraceEvent],
+    marks: &Marks,
+) -> String {
+    let heads = headings(names);
     let lane_width = (heads.iter().map(String::len).max().unwrap_or(1) + 1).min(MAX_COLUMN_WIDTH);
     let node_width = names
         .iter()
@@ -60,10 +74,10 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
         .max(NETWORK.len())
         .min(MAX_COLUMN_WIDTH);
     // Lane states follow every event, shown or folded, so a pause reads right inside a fold.
-    let mut lives = Lives::new(events, &names);
+    let mut lives = Lives::new(life_events, names);
     let lane_of = |name: &str| names.iter().position(|n| *n == name);
 
-    let legend: Vec<String> = heads.iter().zip(&names).map(|(h, n)| format!("{h} {n}")).collect();
+    let legend: Vec<String> = heads.iter().zip(names).map(|(h, n)| format!("{h} {n}")).collect();
     let mut out = format!(
         "lanes: {}   (* acts, : paused, blank: crashed, ! violates)\n",
         legend.join(", ")
@@ -73,9 +87,10 @@ pub fn lanes(events: &[TraceEvent], marks: &Marks) -> String {
         "{:>10}  {:>10}  {:>10}  {lane_heads}   {:<node_width$}  event\n",
         "true time", "local wall", "local mono", "node"
     ));
-    for row in &rows {
+    for row in rows {
         match row {
             Row::Event(e) => {
+                let e: &TraceEvent = e.borrow();
                 // The lane shows the state the event leaves (a pause line starts the dots), and
                 // the actor's own mark on its line.
                 let life = lives.advance(e.index);

@@ -14,6 +14,14 @@ pub(crate) enum Life {
     Crashed,
 }
 
+/// Whether `what` changes its node's state: the only events [`Lives`] needs.
+pub(crate) fn changes_life(what: &Happening) -> bool {
+    matches!(
+        what,
+        Happening::Pause { .. } | Happening::Crash { .. } | Happening::Resume | Happening::Restart
+    )
+}
+
 /// Every node's state, advanced through the trace in order.
 pub(crate) struct Lives<'a> {
     events: &'a [TraceEvent],

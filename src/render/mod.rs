@@ -28,6 +28,7 @@ mod test_events;
 
 pub use cast::Cast;
 pub use lanes::lanes;
+pub(crate) use life::changes_life;
 pub use mermaid::mermaid;
 pub use select::{Fold, Row, Selection, Selector, TimelineMode, select, selection};
 pub use svg::svg;
