@@ -243,14 +243,7 @@ fn every_output_of_run_states_the_same_count_and_hash() {
         assert!(text.contains(&format!(" simulated, {events} events (")), "{text}");
     }
     let trace = common::scratch_dir("run-streams").join("run.trace.json");
-    let o = common::locksim(&[
-        "run",
-        scenario,
-        "--trace",
-        trace.to_str().unwrap(),
-        "--timeline",
-        "none",
-    ]);
+    let o = common::run_writing_trace(std::path::Path::new(scenario), &trace);
     assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
     let text = std::fs::read_to_string(&trace).unwrap();
     let file: serde_json::Value = serde_json::from_str(&text).unwrap();
