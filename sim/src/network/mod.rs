@@ -167,6 +167,11 @@ impl Network {
         from: NodeId,
         to: NodeId,
     ) -> Route {
+        if self.cuts.is_empty() && self.losses.is_empty() && self.delays.is_empty() {
+            // No network fault in force, as in most of most runs: only the latency is drawn.
+            let at_ns = self.arrival(rng, now_ns, (from, to), 0);
+            return Route::Arrives { at_ns, dup_ns: None };
+        }
         if self.cuts.severs(from, to) {
             return Route::Dropped(DropReason::Partition);
         }
@@ -263,6 +268,23 @@ mod tests {
         assert!(at_ns < 10_000_000);
         n.end_window(0);
         assert!(n.delays.is_empty());
+    }
+
+    /// With no fault in force the route skips the fault checks: it must draw exactly what the
+    /// full path draws when its rules are all out of their windows.
+    #[test]
+    fn the_quiet_path_routes_as_the_full_path_with_no_rule_in_force() {
+        let (mut quiet, mut r1, mut l1) = net();
+        let (mut full, mut r2, mut l2) = net();
+        full.add_loss(0, (None, None), 10, 1_000_000, false);
+        full.add_delay(1, A, B, 10, 1_000_000_000);
+        for i in 0..100u64 {
+            let (now, from, to) = (100 + i * 1_000, if i % 2 == 0 { A } else { B }, C);
+            assert_eq!(
+                quiet.route(&mut r1, &mut l1, now, from, to),
+                full.route(&mut r2, &mut l2, now, from, to)
+            );
+        }
     }
 
     #[test]
