@@ -159,6 +159,7 @@ impl Network {
 
     /// Decides the fate of a message sent now. Latency draws come from `rng`; loss and
     /// duplication draws from `loss_rng`, so that turning loss on does not reshuffle latencies.
+    #[inline]
     pub(crate) fn route(
         &mut self,
         rng: &mut ChaCha8Rng,
@@ -168,10 +169,24 @@ impl Network {
         to: NodeId,
     ) -> Route {
         if self.cuts.is_empty() && self.losses.is_empty() && self.delays.is_empty() {
-            // No network fault in force, as in most of most runs: only the latency is drawn.
+            // No network fault in force, as in most of most runs: only the latency is drawn,
+            // inline in the sender's step; the fault checks are a call of their own.
             let at_ns = self.arrival(rng, now_ns, (from, to), 0);
             return Route::Arrives { at_ns, dup_ns: None };
         }
+        self.route_through_faults(rng, loss_rng, now_ns, from, to)
+    }
+
+    /// [`Network::route`] with a partition, a loss or a delay window in force.
+    #[inline(never)]
+    fn route_through_faults(
+        &mut self,
+        rng: &mut ChaCha8Rng,
+        loss_rng: &mut ChaCha8Rng,
+        now_ns: u64,
+        from: NodeId,
+        to: NodeId,
+    ) -> Route {
         if self.cuts.severs(from, to) {
             return Route::Dropped(DropReason::Partition);
         }
@@ -195,6 +210,7 @@ impl Network {
         Route::Arrives { at_ns, dup_ns }
     }
 
+    #[inline]
     fn arrival(&mut self, rng: &mut ChaCha8Rng, now_ns: u64, (from, to): (NodeId, NodeId), extra_ns: u64) -> u64 {
         let l = if self.latency_overrides.is_empty() {
             self.cfg.latency

@@ -152,6 +152,7 @@ impl LockJudge {
 }
 
 impl<M, O: AsLock> Judge<M, O> for LockJudge {
+    #[inline]
     fn see(&mut self, index: usize, e: &Event<M, O>, clocks: &[ClockTrack]) {
         let at = At {
             index,
