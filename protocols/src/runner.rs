@@ -64,6 +64,7 @@ struct Judged<'s, J> {
 }
 
 impl<M: locksim_sim::Message, O: locksim_sim::Observation, J: Judge<M, O>> Recorder<M, O> for Judged<'_, J> {
+    #[inline]
     fn record(&mut self, index: usize, event: Event<M, O>, clocks: &[ClockTrack]) {
         self.judge.see(index, &event, clocks);
         if let Some((lines, sink)) = &mut self.trace {

@@ -117,7 +117,7 @@ impl<M> Queue<M> {
 
     /// Pushes `due` with a `seq` drawn earlier from [`Queue::next_seq`]. Keys must stay
     /// unique: each drawn `seq` is pushed at most once at a time.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push_with_seq(&mut self, t_ns: u64, seq: u64, due: Due<M>) {
         let order = (due.class() << 63) | seq;
         let slot = match self.free.pop() {

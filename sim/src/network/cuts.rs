@@ -65,6 +65,11 @@ impl Cuts {
         }
     }
 
+    /// Whether no partition is in force: then no link is cut.
+    pub(super) fn is_empty(&self) -> bool {
+        self.active.is_empty()
+    }
+
     /// Whether any partition in force cuts `from -> to`.
     pub(super) fn severs(&self, from: NodeId, to: NodeId) -> bool {
         self.active.iter().any(|c| c.severs(from, to))

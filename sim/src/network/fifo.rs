@@ -46,6 +46,7 @@ impl Fifo {
 
     /// Holds `at_ns`, a message's drawn arrival on `from -> to` sent at `now_ns`, behind the
     /// link's earlier messages; returns when it arrives.
+    #[inline]
     pub(super) fn arrival(&mut self, now_ns: u64, from: NodeId, to: NodeId, at_ns: u64) -> u64 {
         let key = u64::from(from.0) << 32 | u64::from(to.0);
         let mask = self.slots.len() - 1;
@@ -72,6 +73,8 @@ impl Fifo {
 
     /// Keeps the links with a message in flight, in a table four times their number: at least
     /// a quarter of it fills before the next rebuild, so rebuilding costs O(1) per message.
+    #[cold]
+    #[inline(never)]
     fn rebuild(&mut self, now_ns: u64) {
         let live: Vec<(u64, u64)> = self
             .slots

@@ -115,9 +115,17 @@ impl TraceHash {
         self.0.update(b"\n");
     }
 
-    /// The hash in lowercase hex.
+    /// The hash in lowercase hex. Digits from a table, not a `format!` per byte: every run
+    /// that states its hash pays this once, and 32 formatter calls cost more than a short run
+    /// of the engine.
     pub fn hex(self) -> String {
-        self.0.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = String::with_capacity(64);
+        for b in self.0.finalize() {
+            hex.push(char::from(DIGITS[usize::from(b >> 4)]));
+            hex.push(char::from(DIGITS[usize::from(b & 0xf)]));
+        }
+        hex
     }
 }
 

@@ -48,11 +48,10 @@ impl<N: Node> World<N> {
     }
 
     pub(super) fn set_timer(&mut self, node: NodeId, tag: TimerTag, after_ns: u64) {
-        self.timer(node, tag).generation += 1;
         let clock = &self.clocks[node.index()];
         let target_mono_ns = clock.mono_at(self.now_ns) + after_ns;
         let at_ns = clock.true_time_of_mono(target_mono_ns).max(self.now_ns);
-        self.arm(node, tag, at_ns, target_mono_ns);
+        self.arm(node, tag, at_ns, target_mono_ns, 1);
     }
 
     pub(super) fn cancel_timer(&mut self, node: NodeId, tag: TimerTag) {
@@ -61,12 +60,14 @@ impl<N: Node> World<N> {
         timer.live = None;
     }
 
-    /// Makes the timer of the current generation live, due at `at_ns`. It takes its place in
+    /// Makes the timer live, due at `at_ns`, its generation bumped by `bump` first (1 for a
+    /// new setting, 0 for a re-arm): one look-up of the table for both. It takes its place in
     /// the queue order now; it enters the queue now only if no entry of its tag comes due
     /// first (see [`TimerState`]).
-    fn arm(&mut self, node: NodeId, tag: TimerTag, at_ns: u64, target_mono_ns: u64) {
+    fn arm(&mut self, node: NodeId, tag: TimerTag, at_ns: u64, target_mono_ns: u64, bump: u32) {
         let seq = self.queue.next_seq();
         let timer = self.timer(node, tag);
+        timer.generation += bump;
         timer.live = Some(Armed {
             at_ns,
             seq,
@@ -145,7 +146,7 @@ impl<N: Node> World<N> {
         } else if self.clocks[node.index()].mono_at(self.now_ns) < target_mono_ns {
             let at_ns = self.clocks[node.index()].true_time_of_mono(target_mono_ns);
             debug_assert!(at_ns > self.now_ns, "a timer re-armed for the same instant would loop");
-            self.arm(node, tag, at_ns, target_mono_ns);
+            self.arm(node, tag, at_ns, target_mono_ns, 0);
         } else {
             self.stats.timers += 1;
             if self.level == Level::Full {

@@ -121,37 +121,52 @@ impl LockJudge {
     }
 
     /// Hands a lock fact to the checkers that read its kind, and no other: most facts (replies,
-    /// refusals, attempts that failed) concern none of them.
+    /// refusals, attempts that failed) concern none of them, so this sorting is inlined in
+    /// the recorder and only the facts that matter make a call.
+    #[inline]
     fn fact(&mut self, at: At, obs: &LockObs, clocks: &[ClockTrack]) {
         match obs {
             LockObs::AcquireStarted { lease, .. } => self.owners.started(*lease, at.node),
             LockObs::Acquired { .. }
             | LockObs::Renewed { .. }
             | LockObs::Released { .. }
-            | LockObs::LockLost { .. } => {
-                self.mutual_exclusion.fact(at, obs, clocks);
-                self.liveness.fact(at, obs);
-            }
+            | LockObs::LockLost { .. } => self.holding(at, obs, clocks),
             LockObs::KeySet { .. }
             | LockObs::KeyExtended { .. }
             | LockObs::KeyDeleted { .. }
             | LockObs::KeyExpired { .. }
-            | LockObs::RoleChanged { .. } => {
-                self.stale_write.fact(at, obs, &self.setup);
-                self.liveness.fact(at, obs);
-            }
-            LockObs::WriteApplied { .. } => {
-                self.fencing_order.fact(at, obs);
-                self.stale_write.fact(at, obs, &self.setup);
-                self.lost_update.fact(at, obs);
-            }
+            | LockObs::RoleChanged { .. } => self.key(at, obs),
+            LockObs::WriteApplied { .. } => self.write(at, obs),
             LockObs::TokenIssued { .. } => self.token_monotonic.fact(at, obs),
             _ => {}
         }
     }
+
+    /// A holding began, went on or ended.
+    #[inline(never)]
+    fn holding(&mut self, at: At, obs: &LockObs, clocks: &[ClockTrack]) {
+        self.mutual_exclusion.fact(at, obs, clocks);
+        self.liveness.fact(at, obs);
+    }
+
+    /// A server's lock key changed, or its role.
+    #[inline(never)]
+    fn key(&mut self, at: At, obs: &LockObs) {
+        self.stale_write.fact(at, obs, &self.setup);
+        self.liveness.fact(at, obs);
+    }
+
+    /// The resource applied a write.
+    #[inline(never)]
+    fn write(&mut self, at: At, obs: &LockObs) {
+        self.fencing_order.fact(at, obs);
+        self.stale_write.fact(at, obs, &self.setup);
+        self.lost_update.fact(at, obs);
+    }
 }
 
 impl<M, O: AsLock> Judge<M, O> for LockJudge {
+    #[inline]
     fn see(&mut self, index: usize, e: &Event<M, O>, clocks: &[ClockTrack]) {
         let at = At {
             index,
