@@ -1,0 +1,75 @@
+//! Issue 13, point 5: the example user client on the madsim front-end violates exactly the
+//! invariants the native model violates on the same single-Redis stories, over 100 seeds
+//! each. The native side is computed here through the `locksim` library, never written down.
+#![cfg(madsim)]
+
+#[path = "common/user_client.rs"]
+mod user_client;
+
+use std::collections::BTreeSet;
+
+use locksim::load::{LoadedScenario, load_file};
+use locksim_madsim::{explore, refuse};
+use locksim_protocols::run;
+use locksim_sim::{Recording, Status};
+use user_redis_lock::ValidityFrom;
+
+const SEEDS: u64 = 100;
+
+/// The invariants the native engine violates in at least one of the seeds.
+fn native(loaded: &LoadedScenario) -> BTreeSet<&'static str> {
+    (0..SEEDS)
+        .flat_map(|seed| run(&loaded.scenario, seed, Recording::Facts).verdicts)
+        .filter(|v| matches!(v.status, Status::Violated(_)))
+        .map(|v| v.invariant.id())
+        .collect()
+}
+
+fn front_end(loaded: &LoadedScenario) -> BTreeSet<&'static str> {
+    let model = refuse::supported(&loaded.scenario).expect("a single-Redis story");
+    let client = user_client::client_fn(&model.client, ValidityFrom::Send).expect("knobs the client honours");
+    let summary = explore(loaded, 0..SEEDS, 2, &client).expect("runs");
+    assert_eq!(summary.seeds, SEEDS);
+    summary.violated().into_iter().collect()
+}
+
+fn same_as_native(path: &str) {
+    let loaded = load_file(path.as_ref()).expect("loads");
+    let native = native(&loaded);
+    assert_eq!(front_end(&loaded), native, "{path}: front-end vs native");
+}
+
+#[test]
+fn gc_pause_unfenced() {
+    same_as_native("../scenarios/single-redis/kleppmann-gc-pause.toml");
+}
+
+#[test]
+fn gc_pause_fenced() {
+    same_as_native("../scenarios/single-redis/kleppmann-gc-pause-fenced.toml");
+}
+
+#[test]
+fn vm_suspend() {
+    same_as_native("../scenarios/single-redis/vm-suspend.toml");
+}
+
+#[test]
+fn plain_del_release() {
+    same_as_native("../scenarios/single-redis/plain-del-release.toml");
+}
+
+#[test]
+fn plain_del_release_fixed() {
+    same_as_native("../scenarios/single-redis/plain-del-release-fixed.toml");
+}
+
+#[test]
+fn server_clock_jump() {
+    same_as_native("tests/scenarios/server-clock-jump.toml");
+}
+
+#[test]
+fn check_then_write_pause() {
+    same_as_native("../scenarios/single-redis/check-then-write-pause.toml");
+}
