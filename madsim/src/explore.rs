@@ -126,10 +126,10 @@ pub fn explore(loaded: &LoadedScenario, seeds: Range<u64>, jobs: usize, client: 
 }
 
 /// A trace sink the caller keeps a handle on: the run owns one box, the caller reads the
-/// writer back when the run is over.
-struct Shared<T>(Arc<Mutex<T>>);
+/// sink back when the run is over.
+pub struct SharedSink<T>(pub Arc<Mutex<T>>);
 
-impl<T: TraceSink> TraceSink for Shared<T> {
+impl<T: TraceSink> TraceSink for SharedSink<T> {
     fn take(&mut self, e: &Passing<'_>) {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).take(e);
     }
@@ -146,7 +146,7 @@ pub fn run_traced(loaded: &LoadedScenario, seed: u64, path: &Path, client: &Clie
         &loaded.scenario,
         seed,
         Level::Full,
-        Some(Box::new(Shared(sink.clone()))),
+        Some(Box::new(SharedSink(sink.clone()))),
         client,
     )?;
     drop(r.trace);

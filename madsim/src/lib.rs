@@ -24,6 +24,6 @@ pub mod run;
 pub mod world;
 
 pub use clock::SimClock;
-pub use explore::{Summary, explore, run_traced, seed_from_env};
+pub use explore::{SharedSink, Summary, explore, run_traced, seed_from_env};
 pub use report::SimReport;
 pub use run::{ClientEnv, ClientFn, Run, run};

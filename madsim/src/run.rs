@@ -1,7 +1,7 @@
 //! One seed: a madsim runtime with a node per scenario node — the user's client code on each
 //! client node, the native Redis server and resource hosted on theirs — and a supervisor (the
 //! runtime's main task) that fires the timed faults, does what needs madsim's handle (pause,
-//! kill, restart, clog) and ends the run at the scenario's duration.
+//! kill, restart, heal) and ends the run at the scenario's duration.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -148,6 +148,7 @@ pub fn run(
             };
             ids.push(node.id());
         }
+        lock(&shared).ids = ids.clone();
         supervise(&shared, &h, &ids, rx).await;
         for id in &ids {
             h.kill(*id);
@@ -198,11 +199,9 @@ async fn supervise(shared: &Shared, h: &Handle, ids: &[madsim::task::NodeId], mu
 /// Does what a fault or a hosted model asked of madsim.
 fn act(shared: &Shared, h: &Handle, ids: &Arc<Vec<madsim::task::NodeId>>, action: Action) {
     let at = |ns: u64| lock(shared).instant_of(ns);
-    let now_ns = lock(shared).now_ns();
     let (shared, h, ids) = (shared.clone(), h.clone(), ids.clone());
     match action {
         Action::Pause { node, until_ns } => {
-            h.pause(ids[node.index()]);
             let until = at(until_ns);
             madsim::task::spawn(async move {
                 sleep_until(until).await;
@@ -211,10 +210,10 @@ fn act(shared: &Shared, h: &Handle, ids: &Arc<Vec<madsim::task::NodeId>>, action
                 }
             });
         }
-        Action::Kill { node, restart_after_ns } => {
+        Action::Kill { node, restart_at_ns } => {
             h.kill(ids[node.index()]);
-            if let Some(after_ns) = restart_after_ns {
-                let when = at(now_ns + after_ns);
+            if let Some(restart_at_ns) = restart_at_ns {
+                let when = at(restart_at_ns);
                 madsim::task::spawn(async move {
                     sleep_until(when).await;
                     lock(&shared).restart(node);
@@ -222,26 +221,20 @@ fn act(shared: &Shared, h: &Handle, ids: &Arc<Vec<madsim::task::NodeId>>, action
                 });
             }
         }
-        Action::Clog {
+        Action::Heal {
             fault,
             links,
-            heal_after_ns,
+            heal_at_ns,
         } => {
-            let net = NetSim::current();
-            for &(a, b) in &links {
-                net.clog_link(ids[a.index()], ids[b.index()]);
-            }
-            if let Some(after_ns) = heal_after_ns {
-                let when = at(now_ns + after_ns);
-                madsim::task::spawn(async move {
-                    sleep_until(when).await;
-                    lock(&shared).heal(fault);
-                    let net = NetSim::current();
-                    for (a, b) in links {
-                        net.unclog_link(ids[a.index()], ids[b.index()]);
-                    }
-                });
-            }
+            let when = at(heal_at_ns);
+            madsim::task::spawn(async move {
+                sleep_until(when).await;
+                lock(&shared).heal(fault);
+                let net = NetSim::current();
+                for (a, b) in links {
+                    net.unclog_link(ids[a.index()], ids[b.index()]);
+                }
+            });
         }
         Action::Timer {
             node,

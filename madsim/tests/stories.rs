@@ -41,7 +41,11 @@ fn same_as_native(path: &str) {
     // Both meet the story's own expectation of what is violated.
     for (invariant, expected) in &loaded.scenario.expect {
         if *expected == Expected::Violated {
-            assert!(front.contains(invariant.id()), "{path}: {} never violated", invariant.id());
+            assert!(
+                front.contains(invariant.id()),
+                "{path}: {} never violated",
+                invariant.id()
+            );
         }
     }
 }
@@ -106,7 +110,11 @@ fn the_rest_of_the_single_redis_catalogue() {
     let mut ran = 0;
     for entry in std::fs::read_dir("../scenarios/single-redis").expect("the catalogue") {
         let path = entry.expect("a file").path();
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
         if named.contains(&stem.as_str()) {
             continue;
         }

@@ -1,9 +1,10 @@
 //! The fault plan, fired as DESIGN section 3 says: `at_ms` (queued by the supervisor) or
 //! right after a node's `nth` event (watched here as facts are recorded). What changes the
-//! world's record happens here at once, stamped with the instant the fault fired; what needs
-//! madsim's handle (pause, kill, clog) is asked of the supervisor, which does it in its next
-//! poll at the same instant. A pause holds the rest of the struck node's step: its recording
-//! call or its server step waits behind [`crate::gate`] until the pause ends.
+//! world's record happens here at once, stamped with the instant the fault fired, and so do
+//! madsim's pause and clog; what comes later or must not run inside the struck node's own task
+//! (resume, kill, restart, heal) is asked of the supervisor. A pause holds the rest of the
+//! struck node's step: its recording call or its server step waits behind `gate` until the
+//! pause ends.
 
 use locksim_sim::fault::{FaultAction, Trigger, Unfired};
 use locksim_sim::{NodeId, What};
@@ -38,18 +39,15 @@ pub(super) fn watches(plan: &locksim_sim::FaultPlan) -> Vec<Watch> {
 /// What the supervisor does with madsim's handle.
 #[derive(Debug)]
 pub enum Action {
-    /// `Handle::pause`, and `resume` at `until_ns` (unless a later pause extended it).
+    /// `Handle::resume` at `until_ns` (unless a later pause extended it).
     Pause { node: NodeId, until_ns: u64 },
-    /// `Handle::kill`, and `restart` after `restart_after_ns` if given.
-    Kill {
-        node: NodeId,
-        restart_after_ns: Option<u64>,
-    },
-    /// `NetSim::clog_link` for each directed link, unclogged after `heal_after_ns`.
-    Clog {
+    /// `Handle::kill`, and `restart` at `restart_at_ns` if given.
+    Kill { node: NodeId, restart_at_ns: Option<u64> },
+    /// Each directed link (clogged when the fault fired) unclogged at `heal_at_ns`.
+    Heal {
         fault: u32,
         links: Vec<(NodeId, NodeId)>,
-        heal_after_ns: Option<u64>,
+        heal_at_ns: u64,
     },
     /// A hosted model set a timer: run it on its node when its clock reaches `target_mono_ns`.
     Timer {
@@ -116,6 +114,7 @@ impl World {
                     self.clocks[node.index()].suspend(now_ns, now_ns + duration_ns);
                 }
                 self.push(node, What::Pause { duration_ns, suspend });
+                madsim::runtime::Handle::current().pause(self.ids[node.index()]);
                 self.ask(Action::Pause { node, until_ns });
             }
             FaultAction::Crash { node, restart_after_ns } => {
@@ -128,7 +127,10 @@ impl World {
                 state.crashed = true;
                 state.paused_until_ns = None;
                 self.crash_hosted(node);
-                self.ask(Action::Kill { node, restart_after_ns });
+                self.ask(Action::Kill {
+                    node,
+                    restart_at_ns: restart_after_ns.map(|after_ns| now_ns + after_ns),
+                });
             }
             FaultAction::Partition {
                 groups,
@@ -160,12 +162,22 @@ impl World {
                 }
             }
         }
+        // Clogged now, not by the supervisor a poll later: the struck node's next write in
+        // this very step already meets the cut (data written before it is in flight: madsim
+        // delivers it).
+        let net = madsim::net::NetSim::current();
+        for &(a, b) in &links {
+            net.clog_link(self.ids[a.index()], self.ids[b.index()]);
+        }
         self.push(NodeId::NET, What::Partition { fault, groups, one_way });
-        self.ask(Action::Clog {
-            fault,
-            links,
-            heal_after_ns,
-        });
+        if let Some(after_ns) = heal_after_ns {
+            let heal_at_ns = self.now_ns() + after_ns;
+            self.ask(Action::Heal {
+                fault,
+                links,
+                heal_at_ns,
+            });
+        }
     }
 
     /// A pause ends at `until_ns` unless a later one extended it; says whether it ended.

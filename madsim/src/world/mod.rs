@@ -68,6 +68,8 @@ pub struct World {
     plan: FaultPlan,
     fired: Vec<bool>,
     watches: Vec<Watch>,
+    /// madsim's id of each node, by node index (set once the nodes are built).
+    pub ids: Vec<madsim::task::NodeId>,
     /// Asks the supervisor for what only it does with madsim's handle (pause, kill, clog).
     actions: UnboundedSender<Action>,
 }
@@ -102,6 +104,7 @@ impl World {
             fired: vec![false; plan.entries.len()],
             plan,
             watches,
+            ids: Vec::new(),
             actions,
         }
     }
