@@ -48,7 +48,13 @@ fn main() {
     let native = seeds as f64 / start.elapsed().as_secs_f64();
 
     println!("{} ({} seeds, one thread each)", loaded.scenario.name, seeds);
-    println!("  madsim front-end  {front_end:>9.0} seeds/s  (violated: {:?})", summary.violated());
-    println!("  native engine     {native:>9.0} seeds/s  ({} events/seed)", events / seeds.max(1));
+    println!(
+        "  madsim front-end  {front_end:>9.0} seeds/s  (violated: {:?})",
+        summary.violated()
+    );
+    println!(
+        "  native engine     {native:>9.0} seeds/s  ({} events/seed)",
+        events / seeds.max(1)
+    );
     println!("  ratio             {:>9.1}x", native / front_end);
 }

@@ -9,7 +9,9 @@
 //! `count` and `first_seed`, `never_violated`); `--seed S --trace FILE` runs one seed and
 //! writes its trace (`locksim render FILE` draws it). Seeds start at `MADSIM_TEST_SEED`
 //! (default 0); `--jobs J` runs them on J threads; `--variant validity-from-reply` runs the
-//! deliberately wrong client. Exit 0 when no invariant was violated, 1 when one was, 2 on
+//! deliberately wrong client; `--hunt INVARIANT --out FILE` explores the seeds for one where
+//! that client violates INVARIANT and the correct one does not, shrinks the plan and writes it
+//! as a scenario file (which `--seed` replays). Exit 0 when no invariant was violated, 1 when one was, 2 on
 //! bad input (a scenario the front-end cannot run as written included).
 
 #[cfg(madsim)]
@@ -38,13 +40,14 @@ mod cli {
     use std::path::PathBuf;
 
     use locksim::load::load_file;
+    use locksim_madsim::hunt::hunt;
     use locksim_madsim::{explore, refuse, run_traced, seed_from_env};
     use user_redis_lock::ValidityFrom;
 
     use crate::user_client::client_fn;
 
     const USAGE: &str = "usage: user_redis_lock SCENARIO [--seeds N] [--seed S --trace FILE] [--jobs J] \
-                         [--format json|text] [--variant correct|validity-from-reply]";
+                         [--format json|text] [--variant correct|validity-from-reply] [--hunt INVARIANT --out FILE]";
 
     struct Args {
         scenario: PathBuf,
@@ -54,6 +57,8 @@ mod cli {
         jobs: usize,
         json: bool,
         validity_from: ValidityFrom,
+        hunt: Option<String>,
+        out: Option<PathBuf>,
     }
 
     fn number<T: std::str::FromStr>(flag: &str, v: Option<String>) -> Result<T, String> {
@@ -71,6 +76,8 @@ mod cli {
             jobs: 1,
             json: false,
             validity_from: ValidityFrom::Send,
+            hunt: None,
+            out: None,
         };
         let mut scenario = None;
         while let Some(a) = it.next() {
@@ -78,6 +85,8 @@ mod cli {
                 "--seeds" => args.seeds = number("--seeds", it.next())?,
                 "--seed" => args.seed = Some(number("--seed", it.next())?),
                 "--jobs" => args.jobs = number("--jobs", it.next())?,
+                "--hunt" => args.hunt = Some(it.next().ok_or("--hunt needs an invariant")?),
+                "--out" => args.out = Some(it.next().ok_or("--out needs a file")?.into()),
                 "--trace" => args.trace = Some(it.next().ok_or("--trace needs a file")?.into()),
                 "--format" => {
                     args.json = match it.next().as_deref() {
@@ -99,6 +108,9 @@ mod cli {
             }
         }
         args.scenario = scenario.ok_or(USAGE)?;
+        if args.hunt.is_some() != args.out.is_some() {
+            return Err(format!("--hunt and --out go together\n{USAGE}"));
+        }
         if args.trace.is_some() != args.seed.is_some() {
             return Err(format!("--seed and --trace go together\n{USAGE}"));
         }
@@ -117,6 +129,39 @@ mod cli {
             return Ok(i32::from(violated));
         }
         let first = seed_from_env()?.unwrap_or(0);
+        if let (Some(id), Some(out)) = (&args.hunt, &args.out) {
+            let spec = loaded.scenario.protocol.spec();
+            let invariant = spec
+                .invariants
+                .iter()
+                .copied()
+                .find(|i| i.id() == id)
+                .ok_or_else(|| format!("--hunt {id:?}: not an invariant of {} ", spec.kind))?;
+            let fixed = client_fn(&model.client, ValidityFrom::Send)?;
+            let name = out.file_stem().and_then(|s| s.to_str()).unwrap_or("found");
+            let Some(found) = hunt(
+                &loaded,
+                first..first + args.seeds,
+                invariant,
+                300,
+                &client,
+                Some(&fixed),
+                name,
+            ) else {
+                println!("no seed of {} violated {id} with this client alone", args.seeds);
+                return Ok(0);
+            };
+            std::fs::write(out, &found.text).map_err(|e| format!("{}: {e}", out.display()))?;
+            println!(
+                "seed {}: {id} violated; shrunk from {} to {} fault entries in {} runs: {}",
+                found.seed,
+                found.entries_before,
+                found.entries,
+                found.runs,
+                out.display()
+            );
+            return Ok(1);
+        }
         let summary = explore(&loaded, first..first + args.seeds, args.jobs, &client)?;
         if args.json {
             println!(

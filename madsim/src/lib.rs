@@ -17,6 +17,7 @@ pub mod clock;
 pub mod explore;
 mod gate;
 pub mod host;
+pub mod hunt;
 pub mod refuse;
 pub mod report;
 pub mod resp;

@@ -102,6 +102,7 @@ pub fn run(
                 NodeState {
                     paused_until_ns: None,
                     crashed: false,
+                    resumed_at_ns: None,
                     started: false,
                     hosted,
                 }

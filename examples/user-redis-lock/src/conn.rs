@@ -76,7 +76,10 @@ impl Conn {
             stream.get_mut().flush().await?;
             read(stream).await
         };
+        // A reply that is there wins over a timeout that is also due (a process resuming from
+        // a pause finds both): the reply came first.
         let result = tokio::select! {
+            biased;
             r = attempt => r,
             _ = clock.sleep(timeout) => Err(CallError::Timeout),
         };

@@ -187,6 +187,7 @@ impl World {
             return false;
         }
         state.paused_until_ns = None;
+        state.resumed_at_ns = Some(until_ns);
         self.push(node, What::Resume);
         true
     }

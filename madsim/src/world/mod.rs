@@ -41,6 +41,8 @@ pub struct NodeState {
     /// True time until which a pause holds it.
     pub paused_until_ns: Option<u64>,
     pub crashed: bool,
+    /// True time of its last resume.
+    pub resumed_at_ns: Option<u64>,
     /// Whether it has started once: a later start is a restart, recorded as such.
     pub started: bool,
     /// The native model the harness runs for it (the Redis server, the resource); `None`
