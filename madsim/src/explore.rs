@@ -69,6 +69,9 @@ impl Summary {
     }
 }
 
+/// A seed and the invariants it violated.
+type SeedResult = (u64, Vec<&'static str>);
+
 /// The violated invariants of one seed, judged at the checkers' level.
 fn violated(loaded: &LoadedScenario, seed: u64, client: &ClientFn) -> Result<Vec<&'static str>, String> {
     let r = run(&loaded.scenario, seed, Level::Facts, None, client)?;
@@ -83,7 +86,7 @@ fn violated(loaded: &LoadedScenario, seed: u64, client: &ClientFn) -> Result<Vec
 /// Runs `seeds` on `jobs` threads and sums them up; the summary does not depend on `jobs`.
 pub fn explore(loaded: &LoadedScenario, seeds: Range<u64>, jobs: usize, client: &ClientFn) -> Result<Summary, String> {
     let jobs = jobs.clamp(1, 64) as u64;
-    let results: Vec<Result<Vec<(u64, Vec<&'static str>)>, String>> = std::thread::scope(|scope| {
+    let results: Vec<Result<Vec<SeedResult>, String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..jobs)
             .map(|t| {
                 let (seeds, first) = (seeds.clone(), seeds.start);

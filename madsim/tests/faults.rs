@@ -22,11 +22,10 @@ fn events(s: &Scenario, seed: u64) -> Vec<TraceEvent> {
     let sink = Arc::new(Mutex::new(Vec::<TraceEvent>::new()));
     let r = run(s, seed, Level::Full, Some(Box::new(SharedSink(sink.clone()))), &client).expect("runs");
     drop(r.trace);
-    Arc::try_unwrap(sink)
-        .ok()
-        .expect("sink returned")
-        .into_inner()
-        .expect("not poisoned")
+    let Ok(sink) = Arc::try_unwrap(sink) else {
+        panic!("the run kept its sink")
+    };
+    sink.into_inner().expect("not poisoned")
 }
 
 /// The first fact `event` of `node`.

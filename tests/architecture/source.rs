@@ -4,8 +4,15 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The three crates' source folders, relative to the workspace root.
-pub const CRATES: [&str; 3] = ["sim/src", "protocols/src", "src"];
+/// The crates' source folders, relative to the workspace root.
+pub const CRATES: [&str; 6] = [
+    "sim/src",
+    "protocols/src",
+    "src",
+    "clock/src",
+    "madsim/src",
+    "examples/user-redis-lock/src",
+];
 
 /// One source file of a crate.
 pub struct SourceFile {
