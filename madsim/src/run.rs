@@ -116,7 +116,8 @@ pub fn run(
         let shared: Shared = Arc::new(Mutex::new(world));
         let who: Addresses = Arc::new(names.iter().map(|(id, _)| (ip_of(id), id)).collect());
         let addr = |id: NodeId| SocketAddr::new(ip_of(id), PORT);
-        let (redis, resource) = (addr(lock_setup.servers[0]), addr(NodeId(names.len() as u32 - 1)));
+        let resource_node = names.find("resource").expect("a single-Redis world has its resource");
+        let (redis, resource) = (addr(lock_setup.servers[0]), addr(resource_node));
         let h = Handle::current();
         let mut ids = Vec::new();
         for ((id, name), wire) in names.iter().zip(kinds) {

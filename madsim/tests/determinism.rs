@@ -77,3 +77,19 @@ fn madsim_test_seed_is_read_as_a_seed() {
     unsafe { std::env::remove_var("MADSIM_TEST_SEED") };
     assert_eq!(seed_from_env(), Ok(None));
 }
+
+#[test]
+fn the_trace_is_a_locksim_trace_that_renders() {
+    let (loaded, client) = story();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("render");
+    std::fs::create_dir_all(&dir).expect("a scratch dir");
+    let path = dir.join("trace.json");
+    let result = run_traced(&loaded, 2, &path, &client).expect("runs");
+    let trace = locksim::trace_file::read(&path).expect("reads as a locksim trace");
+    assert_eq!(Some(trace.events as u64), result["events"].as_u64());
+    assert_eq!(trace.seed, 2);
+    let cast = trace.cast().expect("its scenario loads");
+    let lanes = locksim::trace_view::trace_lanes(&trace, &cast, &locksim::render::Marks::default()).expect("lanes");
+    assert!(lanes.contains("client-0  PAUSED for 15 s"), "{lanes}");
+    assert!(lanes.contains("REJECTED"), "the late write is rejected:\n{lanes}");
+}
