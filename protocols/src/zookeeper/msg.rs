@@ -75,7 +75,14 @@ pub enum Msg {
     Ping {
         session: SessionId,
     },
-    Pong,
+    /// The answer to a ping, with what a TCP connection would let the client notice: the
+    /// leader's epoch (a new one: the server restarted and the connection was reset) and how
+    /// many watch notifications it has sent on this connection (more than arrived: the stream
+    /// broke, since TCP loses nothing silently).
+    Pong {
+        epoch: u32,
+        notified: u64,
+    },
     Request {
         req: u64,
         session: SessionId,
@@ -158,7 +165,7 @@ impl fmt::Display for Msg {
             Msg::Connected { session, timeout_ms } => write!(f, "Connected session {session:#x}, {timeout_ms} ms"),
             Msg::Expired { session } => write!(f, "SESSION {session:#x} EXPIRED"),
             Msg::Ping { session } => write!(f, "ping {session:#x}"),
-            Msg::Pong => f.write_str("pong"),
+            Msg::Pong { epoch, notified } => write!(f, "pong (epoch {epoch}, {notified} notified)"),
             Msg::Request { req, op, .. } => write!(f, "#{req} {op}"),
             Msg::Answer { req, answer } => write!(f, "#{req} {answer}"),
             Msg::Watch { kind, path } => write!(

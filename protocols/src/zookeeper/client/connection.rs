@@ -43,6 +43,8 @@ impl ZkClient {
         }
         if Some(session) == self.session && !self.connected {
             self.connected = true;
+            self.server_epoch = 0;
+            self.notified = 0;
             self.record(
                 ctx,
                 ZkEvent::Connection {
@@ -66,6 +68,38 @@ impl ZkClient {
             let deadline_mono_ns = self.last_heard_ns + self.read_timeout_ns();
             self.record(ctx, LockObs::Renewed { deadline_mono_ns });
         }
+    }
+
+    /// A pong that shows the connection broke under the client: the server restarted (a new
+    /// epoch), or a watch notification it sent never arrived. In ZooKeeper the client sees the
+    /// socket close, is `SUSPENDED`, reconnects and sets its watches again (`SetWatches`, which
+    /// fires at once for a node already gone); here that is learnt at the next pong.
+    pub(super) fn pong(&mut self, ctx: &mut ClientCtx<'_>, epoch: u32, notified: u64) {
+        let known = std::mem::replace(&mut self.server_epoch, epoch);
+        let restarted = known != 0 && known != epoch;
+        let missed = notified > std::mem::replace(&mut self.notified, notified);
+        if !(restarted || missed) || !self.connected {
+            return;
+        }
+        self.record(
+            ctx,
+            ZkEvent::Connection {
+                state: "suspended".into(),
+            },
+        );
+        if self.holding && self.zk.suspended == Suspended::Lost {
+            self.lose(
+                ctx,
+                "its connection was reset (server restart): SUSPENDED, treated as lost",
+            );
+        }
+        self.record(
+            ctx,
+            ZkEvent::Connection {
+                state: "reconnected".into(),
+            },
+        );
+        self.rewatch(ctx);
     }
 
     /// A ping, or while suspended a reconnect attempt.

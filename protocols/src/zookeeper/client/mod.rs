@@ -92,6 +92,10 @@ pub struct ZkClient {
     session: Option<SessionId>,
     timeout_ns: u64,
     connected: bool,
+    /// The epoch of the server its connection is to (0: not known yet).
+    server_epoch: u32,
+    /// Watch notifications received on this connection.
+    notified: u64,
     last_heard_ns: u64,
     next_req: u64,
     req: u64,
@@ -121,6 +125,8 @@ impl ZkClient {
             session: None,
             timeout_ns: zk.session_timeout_ns,
             connected: false,
+            server_epoch: 0,
+            notified: 0,
             last_heard_ns: 0,
             next_req: 0,
             req: 0,
@@ -162,12 +168,16 @@ impl ZkClient {
         match msg {
             Msg::Connected { session, timeout_ms } => self.connected(ctx, session, timeout_ms),
             Msg::Expired { session } if Some(session) == self.session => self.expired(ctx),
-            Msg::Pong => self.heard(ctx),
+            Msg::Pong { epoch, notified } => {
+                self.heard(ctx);
+                self.pong(ctx, epoch, notified);
+            }
             Msg::Answer { req, answer } if req == self.req && req != 0 => {
                 self.heard(ctx);
                 self.on_answer(ctx, answer);
             }
             Msg::Watch { kind, path } => {
+                self.notified += 1;
                 self.heard(ctx);
                 self.watch_fired(ctx, kind, path);
             }

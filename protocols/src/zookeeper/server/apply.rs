@@ -109,6 +109,7 @@ impl ZkServer {
     fn notify(&mut self, ctx: &mut ZkCtx<'_>, fired: Vec<Fired>) {
         for f in fired {
             if let Some(&conn) = self.conns.get(&f.watcher) {
+                *self.notified.entry(f.watcher).or_default() += 1;
                 ctx.send(
                     conn,
                     Msg::Watch {

@@ -90,6 +90,8 @@ pub struct ZkServer {
     closing: BTreeSet<SessionId>,
     /// Where each session's connection is, for its answers and watch notifications.
     conns: BTreeMap<SessionId, NodeId>,
+    /// Watch notifications sent on each session's connection since it was made.
+    notified: BTreeMap<SessionId, u64>,
 }
 
 impl ZkServer {
@@ -114,6 +116,7 @@ impl ZkServer {
             expiry: BTreeMap::new(),
             closing: BTreeSet::new(),
             conns: BTreeMap::new(),
+            notified: BTreeMap::new(),
         }
     }
 
@@ -139,6 +142,7 @@ impl ZkServer {
         self.expiry.clear();
         self.closing.clear();
         self.conns.clear();
+        self.notified.clear();
         self.tree.forget_watches();
         self.epoch += 1;
         self.tree.new_epoch(self.epoch);
@@ -162,7 +166,16 @@ impl ZkServer {
             Msg::Connect { session, timeout_ms } => self.connect(ctx, from, session, timeout_ms),
             // A message from an expired session is answered `Expired` by `touch`, and goes no
             // further.
-            Msg::Ping { session } if self.touch(ctx, from, session) => ctx.send(from, Msg::Pong),
+            Msg::Ping { session } if self.touch(ctx, from, session) => {
+                let notified = self.notified.get(&session).copied().unwrap_or(0);
+                ctx.send(
+                    from,
+                    Msg::Pong {
+                        epoch: self.epoch,
+                        notified,
+                    },
+                )
+            }
             Msg::Request { req, session, op } if self.touch(ctx, from, session) => {
                 let work = match op {
                     Op::Create { lease } => Work::Write(Txn::Create { lease }),

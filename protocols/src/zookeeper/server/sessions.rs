@@ -48,6 +48,7 @@ impl ZkServer {
         match session {
             Some(s) => {
                 if self.touch(ctx, from, s) {
+                    self.notified.insert(s, 0);
                     let timeout_ms = self.timeouts[&s] / 1_000_000;
                     ctx.send(from, Msg::Connected { session: s, timeout_ms });
                 }
