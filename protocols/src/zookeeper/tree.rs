@@ -5,9 +5,12 @@
 //! What it does as ZooKeeper 3.8 does (`DataTree`, `PrepRequestProcessor`, `WatchManager`):
 //! - every write transaction takes the next zxid, a failed one too (an `ErrorTxn`): session
 //!   creation and closing, create, delete;
-//! - a sequential node's name is the requested path plus the parent's `cversion` as ten digits
-//!   (`%010d`); `cversion` counts the parent's child creations *and* deletions, so a number is
-//!   never handed out twice and numbers skip after a delete;
+//! - a sequential node's name is the requested path plus, as ten digits (`%010d`), how many
+//!   children the parent has had created — the `cversion` ZooKeeper keeps internally, which
+//!   only a creation increments; the `cversion` a `Stat` reports counts deletions too (the
+//!   server reports `2 x internal - children`). So a number is never handed out twice and
+//!   numbers do not skip after a delete (the conformance test found this: the Recipes page's
+//!   "parent's cversion" is the internal one);
 //! - a watch fires once and is gone: an `exists` watch (set whether or not the node exists)
 //!   fires on its creation or deletion, a `getChildren` watch on a child's creation or deletion
 //!   or its own node's deletion; a watcher holding both on a deleted node is told once;
@@ -83,6 +86,8 @@ pub struct Fired {
 #[derive(Clone, Debug)]
 struct Znode {
     stat: Stat,
+    /// Children ever created under it: the next sequence number.
+    creations: i32,
     data: Vec<u8>,
     children: BTreeSet<String>,
 }
@@ -121,6 +126,7 @@ impl Tree {
             },
             data: Vec::new(),
             children: BTreeSet::new(),
+            creations: 0,
         };
         Tree {
             nodes: BTreeMap::from([("/".to_string(), root)]),
@@ -191,7 +197,7 @@ impl Tree {
             return Err(ZkError::NoChildrenForEphemerals);
         }
         let path = if mode.sequential() {
-            format!("{path}{:010}", parent.stat.cversion)
+            format!("{path}{:010}", parent.creations)
         } else {
             path.to_string()
         };
@@ -211,6 +217,7 @@ impl Tree {
         let (parent_path, name) = split(&path);
         let parent = self.nodes.get_mut(parent_path).ok_or(ZkError::NoNode)?;
         parent.children.insert(name.to_string());
+        parent.creations += 1;
         parent.stat.cversion += 1;
         parent.stat.pzxid = zxid;
         parent.stat.num_children += 1;
@@ -221,6 +228,7 @@ impl Tree {
                 stat,
                 data: data.to_vec(),
                 children: BTreeSet::new(),
+                creations: 0,
             },
         );
         if owner != 0 {

@@ -18,6 +18,8 @@
 mod apply;
 mod sessions;
 
+pub use sessions::negotiated_timeout_ns;
+
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use locksim_sim::{Ctx, NodeId, TimerTag};

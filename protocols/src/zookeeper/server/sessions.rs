@@ -10,6 +10,12 @@ use super::{TICK, Txn, Work, ZkCtx, ZkServer};
 use crate::zookeeper::msg::Msg;
 use crate::zookeeper::tree::SessionId;
 
+/// The session timeout a server grants for `asked_ns`: ZooKeeper's defaults bound it to
+/// `[2, 20]` ticks (`minSessionTimeout`, `maxSessionTimeout`).
+pub fn negotiated_timeout_ns(asked_ns: u64, tick_ns: u64) -> u64 {
+    asked_ns.clamp(2 * tick_ns, 20 * tick_ns)
+}
+
 impl ZkServer {
     /// As leader, at start or restart: every session the log knows gets a full timeout from
     /// now (a new leader cannot know when its clients last pinged), and the tick starts, on a
@@ -54,8 +60,7 @@ impl ZkServer {
                 }
             }
             None => {
-                let tick = self.cfg.tick_ns;
-                let timeout_ns = (timeout_ms * 1_000_000).clamp(2 * tick, 20 * tick);
+                let timeout_ns = negotiated_timeout_ns(timeout_ms * 1_000_000, self.cfg.tick_ns);
                 self.sessions_made += 1;
                 let session = (u64::from(self.epoch) << 40) | self.sessions_made;
                 self.enqueue(ctx, from, session, 0, Work::Write(Txn::CreateSession { timeout_ns }));

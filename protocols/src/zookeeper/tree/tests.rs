@@ -12,13 +12,18 @@ fn lock_tree() -> Tree {
 }
 
 #[test]
-fn sequence_numbers_come_from_the_parents_cversion_and_skip_after_deletes() {
+fn sequence_numbers_count_the_parents_child_creations_not_its_deletions() {
     let mut t = lock_tree();
     let (first, ..) = t.create("/l/lock-", b"", CreateMode::EphemeralSequential, A).unwrap();
     assert_eq!(first, "/l/lock-0000000000");
     t.delete(&first).unwrap();
     let (next, stat, _) = t.create("/l/lock-", b"", CreateMode::EphemeralSequential, B).unwrap();
-    assert_eq!(next, "/l/lock-0000000002", "the delete counted in cversion");
+    assert_eq!(next, "/l/lock-0000000001", "a delete takes no number");
+    assert_eq!(
+        t.exists("/l", None).unwrap().cversion,
+        3,
+        "but the reported cversion counts it"
+    );
     assert_eq!(stat.ephemeral_owner, B);
 }
 
