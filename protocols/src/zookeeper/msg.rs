@@ -67,6 +67,7 @@ pub enum Msg {
     Connected {
         session: SessionId,
         timeout_ms: u64,
+        epoch: u32,
     },
     /// The session is expired (or closed): the client must start a new one.
     Expired {
@@ -162,7 +163,11 @@ impl fmt::Display for Msg {
                 session: Some(s),
                 timeout_ms,
             } => write!(f, "Connect session {s:#x} ({timeout_ms} ms)"),
-            Msg::Connected { session, timeout_ms } => write!(f, "Connected session {session:#x}, {timeout_ms} ms"),
+            Msg::Connected {
+                session,
+                timeout_ms,
+                epoch,
+            } => write!(f, "Connected session {session:#x}, {timeout_ms} ms (epoch {epoch})"),
             Msg::Expired { session } => write!(f, "SESSION {session:#x} EXPIRED"),
             Msg::Ping { session } => write!(f, "ping {session:#x}"),
             Msg::Pong { epoch, notified } => write!(f, "pong (epoch {epoch}, {notified} notified)"),

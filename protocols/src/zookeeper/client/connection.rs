@@ -30,12 +30,14 @@ impl ZkClient {
     }
 
     /// The server took a session: a new one (then the first round starts), or mine back.
-    pub(super) fn connected(&mut self, ctx: &mut ClientCtx<'_>, session: SessionId, timeout_ms: u64) {
+    pub(super) fn connected(&mut self, ctx: &mut ClientCtx<'_>, session: SessionId, timeout_ms: u64, epoch: u32) {
         if self.phase == Phase::Connecting {
             ctx.cancel_timer(TIMEOUT);
             self.session = Some(session);
             self.timeout_ns = timeout_ms * 1_000_000;
             self.connected = true;
+            self.server_epoch = epoch;
+            self.notified = 0;
             self.record(ctx, ZkEvent::SessionStarted { session, timeout_ms });
             self.heard(ctx);
             ctx.set_timer(PING, self.timeout_ns / 3);
@@ -43,7 +45,7 @@ impl ZkClient {
         }
         if Some(session) == self.session && !self.connected {
             self.connected = true;
-            self.server_epoch = 0;
+            self.server_epoch = epoch;
             self.notified = 0;
             self.record(
                 ctx,
@@ -75,8 +77,7 @@ impl ZkClient {
     /// socket close, is `SUSPENDED`, reconnects and sets its watches again (`SetWatches`, which
     /// fires at once for a node already gone); here that is learnt at the next pong.
     pub(super) fn pong(&mut self, ctx: &mut ClientCtx<'_>, epoch: u32, notified: u64) {
-        let known = std::mem::replace(&mut self.server_epoch, epoch);
-        let restarted = known != 0 && known != epoch;
+        let restarted = std::mem::replace(&mut self.server_epoch, epoch) != epoch;
         let missed = notified > std::mem::replace(&mut self.notified, notified);
         if !(restarted || missed) || !self.connected {
             return;

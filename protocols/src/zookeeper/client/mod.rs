@@ -92,7 +92,7 @@ pub struct ZkClient {
     session: Option<SessionId>,
     timeout_ns: u64,
     connected: bool,
-    /// The epoch of the server its connection is to (0: not known yet).
+    /// The epoch of the server its connection is to.
     server_epoch: u32,
     /// Watch notifications received on this connection.
     notified: u64,
@@ -166,7 +166,11 @@ impl ZkClient {
 
     pub fn on_msg(&mut self, ctx: &mut ClientCtx<'_>, msg: Msg) {
         match msg {
-            Msg::Connected { session, timeout_ms } => self.connected(ctx, session, timeout_ms),
+            Msg::Connected {
+                session,
+                timeout_ms,
+                epoch,
+            } => self.connected(ctx, session, timeout_ms, epoch),
             Msg::Expired { session } if Some(session) == self.session => self.expired(ctx),
             Msg::Pong { epoch, notified } => {
                 self.heard(ctx);

@@ -22,7 +22,15 @@ impl ZkServer {
                 self.timeouts.insert(session, timeout_ns);
                 self.touch(ctx, from, session);
                 let timeout_ms = timeout_ns / 1_000_000;
-                ctx.send(from, Msg::Connected { session, timeout_ms });
+                let epoch = self.epoch;
+                ctx.send(
+                    from,
+                    Msg::Connected {
+                        session,
+                        timeout_ms,
+                        epoch,
+                    },
+                );
                 Vec::new()
             }
             Txn::Expire => {

@@ -56,7 +56,15 @@ impl ZkServer {
                 if self.touch(ctx, from, s) {
                     self.notified.insert(s, 0);
                     let timeout_ms = self.timeouts[&s] / 1_000_000;
-                    ctx.send(from, Msg::Connected { session: s, timeout_ms });
+                    let epoch = self.epoch;
+                    ctx.send(
+                        from,
+                        Msg::Connected {
+                            session: s,
+                            timeout_ms,
+                            epoch,
+                        },
+                    );
                 }
             }
             None => {
