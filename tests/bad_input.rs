@@ -94,11 +94,11 @@ fn unknown_key_names_line_and_key() {
 fn unknown_protocol_kind() {
     rejects(
         "kind.toml",
-        &VALID.replace("\"single-redis\"", "\"zookeeper\""),
+        &VALID.replace("\"single-redis\"", "\"chubby\""),
         &[
             ":5:",
             "key `protocol.kind`",
-            "unknown protocol kind \"zookeeper\"",
+            "unknown protocol kind \"chubby\"",
             "single-redis",
         ],
     );
