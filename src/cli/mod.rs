@@ -21,6 +21,7 @@ macro_rules! eprintln {
 }
 
 mod explore;
+mod merge;
 mod render;
 mod replay;
 mod report;
@@ -116,6 +117,15 @@ enum Command {
         /// The most events each seed's run may take; a seed that needs more is reported (exit 2).
         #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
         max_events: u64,
+    },
+    /// Combine the JSON summaries of one exploration's shards (`explore --shard K/N
+    /// --keep-going --format json`, every K of 0..N) into the unsharded run's summary.
+    Merge {
+        /// The shards' summaries (JSON files), in any order.
+        #[arg(required = true)]
+        summaries: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
     /// Write the matrix of catalogue configuration x fault kind (Markdown and JSON).
     Report {
@@ -214,6 +224,7 @@ pub fn main() -> ExitCode {
             invariant,
             max_events,
         }),
+        Command::Merge { summaries, format } => merge::merge(&summaries, format == Format::Json),
         Command::Report {
             out: dir,
             catalogue,
