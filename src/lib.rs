@@ -25,6 +25,7 @@ pub mod fault_space;
 mod input_file;
 pub mod list;
 pub mod load;
+pub mod merge;
 pub mod render;
 pub mod report;
 pub mod run_result;

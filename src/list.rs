@@ -7,6 +7,7 @@ use locksim_protocols::lock::resource::ResourceConfig;
 use locksim_protocols::registry::{self, PROTOCOLS};
 use locksim_protocols::{Protocol, Role};
 
+use crate::fault_space::{FaultKind, FaultSpace};
 use crate::load::faults::FAULT_DOCS;
 
 fn knob_lines(out: &mut String, docs: &[KnobDoc]) {
@@ -18,8 +19,45 @@ fn knob_lines(out: &mut String, docs: &[KnobDoc]) {
     }
 }
 
+/// `[explore]`: its keys as [`FaultSpace::parse`] documents them (read for the first
+/// protocol: the keys are the same for all), then one line per kind's `[explore.<kind>]`.
+fn explore_lines(out: &mut String) {
+    out.push_str(
+        "\nexplore ([explore]: the fault space `locksim explore` draws plans from; absent: the protocol's defaults)\n",
+    );
+    let mut k = Knobs::documenting("explore");
+    if let Some(config) = PROTOCOLS
+        .first()
+        .and_then(|p| (p.parse)(&mut Knobs::documenting("protocol")).ok())
+    {
+        let refuse = |k: &Knobs, key: &str, _: &str| Err(k.error(key, ""));
+        let _ = FaultSpace::parse(&mut k, &*config, &refuse);
+    }
+    let kinds: Vec<&str> = FaultKind::ALL.iter().map(|f| f.name()).collect();
+    let docs: Vec<KnobDoc> = k
+        .docs()
+        .into_iter()
+        .filter(|d| !kinds.contains(&d.key.as_str()))
+        .collect();
+    knob_lines(out, &docs);
+    out.push_str(
+        "  [explore.<kind>]: nodes = [...] (the nodes it may strike; default: every node where the kind means something), and its limit:\n",
+    );
+    for kind in FaultKind::ALL {
+        let limit = match kind {
+            FaultKind::Failover => "(no limit: a failover has no magnitude)".to_string(),
+            _ => format!("{} (default {})", kind.max_key(), kind.default_max()),
+        };
+        out.push_str(&format!("    {:<11} {limit}\n", kind.name()));
+    }
+}
+
 pub fn render() -> String {
-    let mut out = String::from("protocols ([protocol] kind = ...)\n");
+    let mut out = String::from("scenario file (top-level keys and sections)\n");
+    let mut k = Knobs::documenting("");
+    crate::load::top_level_docs(&mut k);
+    knob_lines(&mut out, &k.docs());
+    out.push_str("\nprotocols ([protocol] kind = ...)\n");
     for p in PROTOCOLS {
         out.push_str(&format!("  {}\n    {}\n    knobs:\n", p.kind, p.summary));
         let mut k = Knobs::documenting("protocol");
@@ -44,6 +82,7 @@ pub fn render() -> String {
     for (kind, fields) in FAULT_DOCS {
         out.push_str(&format!("  {kind:<11} {fields}\n"));
     }
+    explore_lines(&mut out);
     out.push_str("\ninvariants ([expect] id = \"held\" | \"violated\" | \"not_applicable\")\n");
     for i in registry::invariants() {
         out.push_str(&format!("  {:<17} {}\n", i.id(), i.meaning()));

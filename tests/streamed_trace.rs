@@ -55,7 +55,7 @@ fn an_hour_long_trace_replays_and_renders_as_text() {
         assert!(
             err.contains(&format!("the {format} diagram holds every event at once"))
                 && err.contains("at most 100000")
-                && err.contains("--format text"),
+                && err.contains("--view text"),
             "{err}"
         );
         assert!(common::stdout(&o).is_empty());

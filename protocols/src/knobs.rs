@@ -86,6 +86,8 @@ pub struct Knobs {
     section_line: Option<usize>,
     entries: Vec<(KnobEntry, bool)>,
     docs: Option<Vec<KnobDoc>>,
+    /// The keys the parser asked for, in order: what an unknown key may have meant.
+    asked: Vec<String>,
 }
 
 impl Knobs {
@@ -95,6 +97,7 @@ impl Knobs {
             section_line,
             entries: entries.into_iter().map(|e| (e, false)).collect(),
             docs: None,
+            asked: Vec::new(),
         }
     }
 
@@ -134,6 +137,9 @@ impl Knobs {
     }
 
     fn take(&mut self, key: &str, values: String, default: String, doc: &'static str) -> Option<KnobValue> {
+        if !self.asked.iter().any(|k| k == key) {
+            self.asked.push(key.to_string());
+        }
         if let Some(docs) = &mut self.docs {
             docs.push(KnobDoc {
                 key: key.to_string(),
@@ -208,9 +214,10 @@ impl Knobs {
                 .find(|(name, _)| *name == s)
                 .map(|(_, v)| *v)
                 .ok_or_else(|| {
+                    let hint = did_you_mean(&s, options.iter().map(|(name, _)| *name));
                     self.error(
                         key,
-                        format!("unknown value \"{s}\"; expected one of {}", listed.join(", ")),
+                        format!("unknown value \"{s}\"; expected one of {}{hint}", listed.join(", ")),
                     )
                 }),
             Some(other) => Err(self.error(
@@ -271,10 +278,29 @@ impl Knobs {
             Some((e, _)) => Err(KnobError {
                 key: self.full_key(&e.key),
                 line: Some(e.line),
-                message: "unknown key".into(),
+                message: format!(
+                    "unknown key{}",
+                    did_you_mean(&e.key, self.asked.iter().map(String::as_str))
+                ),
             }),
         }
     }
+}
+
+/// `; did you mean "ttl_ms"?` when one of `known` is a likely misspelling of `word` (within
+/// a third of its length in Damerau-Levenshtein edits, at least one: `ttl_msec`, `resorce`,
+/// `paus`), the nearest first in `known`'s order; empty otherwise, as a guess far off would
+/// mislead more than it helps.
+pub fn did_you_mean<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    let reach = (word.chars().count() / 3).max(1);
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in known {
+        let d = strsim::damerau_levenshtein(word, candidate);
+        if d <= reach && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, candidate));
+        }
+    }
+    best.map_or(String::new(), |(_, c)| format!("; did you mean \"{c}\"?"))
 }
 
 /// `"0.25"` -> 250000; `None` outside `0..=1` or with more than 6 decimals.
@@ -328,8 +354,21 @@ mod tests {
         let e = k.finish().unwrap_err();
         assert_eq!(
             (e.key.as_str(), e.line, e.message.as_str()),
-            ("protocol.tll_ms", Some(11), "unknown key")
+            ("protocol.tll_ms", Some(11), "unknown key; did you mean \"ttl_ms\"?")
         );
+        let mut k = knobs(&[("zzz", KnobValue::Int(5))]);
+        k.int("ttl_ms", 1, 1, 10, "").unwrap();
+        assert_eq!(k.finish().unwrap_err().message, "unknown key", "no guess far off");
+    }
+
+    #[test]
+    fn a_near_miss_gets_the_nearest_known_word() {
+        let known = ["ttl_ms", "resource", "pause", "partition"];
+        assert_eq!(did_you_mean("ttl_msec", known), "; did you mean \"ttl_ms\"?");
+        assert_eq!(did_you_mean("resorce", known), "; did you mean \"resource\"?");
+        assert_eq!(did_you_mean("paus", known), "; did you mean \"pause\"?");
+        assert_eq!(did_you_mean("partitoin", known), "; did you mean \"partition\"?");
+        assert_eq!(did_you_mean("fencing", known), "");
     }
 
     #[test]

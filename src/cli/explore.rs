@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use locksim_protocols::knobs::did_you_mean;
 use locksim_protocols::registry;
 use locksim_sim::Invariant;
 
@@ -122,8 +123,9 @@ fn known_invariant(id: &str) -> Result<Invariant, String> {
     registry::invariant(id).ok_or_else(|| {
         let ids: Vec<&str> = registry::invariants().iter().map(|i| i.id()).collect();
         format!(
-            "--invariant {id}: unknown invariant; known invariants: {}",
-            ids.join(", ")
+            "--invariant {id}: unknown invariant; known invariants: {}{}",
+            ids.join(", "),
+            did_you_mean(id, ids.iter().copied())
         )
     })
 }

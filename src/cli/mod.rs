@@ -21,6 +21,7 @@ macro_rules! eprintln {
 }
 
 mod explore;
+mod merge;
 mod render;
 mod replay;
 mod report;
@@ -65,8 +66,9 @@ enum Command {
         #[arg(long, value_enum, default_value = "compact")]
         timeline: TimelineMode,
         /// Print only this view of the run (no verdicts): `mermaid` or `svg` to redirect into a file.
-        #[arg(long, value_enum, conflicts_with_all = ["format", "timeline"])]
-        render: Option<View>,
+        /// `--view` is the flag's name in `run` and `render` alike; `--render` is accepted too.
+        #[arg(long = "view", visible_alias = "render", value_enum, conflicts_with_all = ["format", "timeline"])]
+        view: Option<View>,
         /// The most events the run may take before it stops (exit 2).
         #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
         max_events: u64,
@@ -75,8 +77,9 @@ enum Command {
     Render {
         /// A trace written by `run --trace`.
         trace: PathBuf,
-        #[arg(long, value_enum, default_value = "text")]
-        format: View,
+        /// The view: `--view` as in `run`; `--format` is accepted too.
+        #[arg(long = "view", visible_alias = "format", value_enum, default_value = "text")]
+        view: View,
     },
     /// Re-run a trace's scenario and seed; report the first divergent event, or that it is identical.
     Replay {
@@ -116,6 +119,15 @@ enum Command {
         /// The most events each seed's run may take; a seed that needs more is reported (exit 2).
         #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
         max_events: u64,
+    },
+    /// Combine the JSON summaries of one exploration's shards (`explore --shard K/N
+    /// --keep-going --format json`, every K of 0..N) into the unsharded run's summary.
+    Merge {
+        /// The shards' summaries (JSON files), in any order.
+        #[arg(required = true)]
+        summaries: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
     /// Write the matrix of catalogue configuration x fault kind (Markdown and JSON).
     Report {
@@ -186,10 +198,10 @@ pub fn main() -> ExitCode {
             trace,
             format,
             timeline,
-            render,
+            view,
             max_events,
-        } => run::run(scenario, seed, trace, format, timeline, render, max_events),
-        Command::Render { trace, format } => render::render(trace, format),
+        } => run::run(scenario, seed, trace, format, timeline, view, max_events),
+        Command::Render { trace, view } => render::render(trace, view),
         Command::Replay { trace, max_events } => replay::replay(trace, max_events),
         Command::Explore {
             scenario,
@@ -214,6 +226,7 @@ pub fn main() -> ExitCode {
             invariant,
             max_events,
         }),
+        Command::Merge { summaries, format } => merge::merge(&summaries, format == Format::Json),
         Command::Report {
             out: dir,
             catalogue,

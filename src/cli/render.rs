@@ -42,7 +42,7 @@ pub(super) fn render(path: PathBuf, view: View) -> u8 {
         View::Text => trace_view::trace_lanes(&trace, &cast, &marks),
         View::Mermaid | View::Svg if trace.events > MAX_DIAGRAM_EVENTS => Err(format!(
             "{}: {} events: the {} diagram holds every event at once, so it is drawn from at most \
-             {MAX_DIAGRAM_EVENTS}; render the trace with `--format text`, which reads it as a stream",
+             {MAX_DIAGRAM_EVENTS}; render the trace with `--view text`, which reads it as a stream",
             path.display(),
             trace.events,
             view.name()

@@ -1,4 +1,4 @@
-//! The views of a run for people (`render --format`, `run --render`): a lane timeline, a
+//! The views of a run for people (`--view` in `run` and `render`; `run --render` and `render --format` are its aliases): a lane timeline, a
 //! Mermaid sequence diagram, or the same diagram as an SVG picture.
 
 use clap::ValueEnum;
@@ -6,7 +6,7 @@ use locksim_sim::trace::TraceEvent;
 
 use crate::render::{Cast, Marks, lanes, mermaid, svg};
 
-/// A view of a run for people (`render --format`, `run --render`).
+/// A view of a run for people (`--view` in `run` and `render`; `run --render` and `render --format` are its aliases).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub(super) enum View {
     /// A timeline with a lane per node, true time and local clocks side by side.
@@ -22,7 +22,7 @@ pub(super) enum View {
 const MERMAID_MAX_TEXT: usize = 50_000;
 
 impl View {
-    /// The view's name, as `--format` takes it.
+    /// The view's name, as `--view` takes it.
     pub(super) fn name(self) -> &'static str {
         match self {
             View::Text => "text",

@@ -6,12 +6,15 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::counterexample::Written;
-use super::runner::{Options, Summary, shard_len};
+use super::runner::{KindTally, Options, Summary, shard_len};
+use crate::fault_space::FaultKind;
 use crate::load::LoadedScenario;
 
 /// The summary as JSON: `seeds`, `violations` and `shrunk` (the written scenario's path) as
 /// DESIGN's issue fixed them, then what the seeds determine besides (no rates, no thread
-/// count), so two runs of the same exploration print the same document.
+/// count), so two runs of the same exploration print the same document. `scenario_sha256` and
+/// `locksim_version` say which exploration it was, so that `locksim merge` can refuse shards
+/// of different ones; `by_fault_kind` is [`Summary::by_kind`].
 pub fn summary_json(loaded: &LoadedScenario, opts: &Options, summary: &Summary, shrunk: Option<&Written>) -> Value {
     let violations: Map<String, Value> = summary
         .violations
@@ -27,6 +30,9 @@ pub fn summary_json(loaded: &LoadedScenario, opts: &Options, summary: &Summary, 
     let space: Vec<&str> = loaded.space.kinds.keys().map(|k| k.name()).collect();
     json!({
         "scenario": loaded.scenario.name,
+        "scenario_sha256": scenario_sha256(&loaded.source),
+        "locksim_version": env!("CARGO_PKG_VERSION"),
+        "by_fault_kind": by_kind_json(&summary.by_kind),
         "file": loaded.file,
         "fault_space": {"kinds": space, "max_faults": loaded.space.max_faults},
         "seeds_requested": opts.seeds,
@@ -48,6 +54,51 @@ pub fn summary_json(loaded: &LoadedScenario, opts: &Options, summary: &Summary, 
             "earlier": w.earlier.as_ref().map(|p| p.display().to_string()),
         })),
     })
+}
+
+/// The identity of a scenario file: the SHA-256 of its text (as the engine hashes a trace
+/// line: the text and a line break). Its `[explore]` is part of the text, so one hash covers
+/// the scenario and its fault space.
+pub fn scenario_sha256(source: &str) -> String {
+    locksim_sim::trace::sha256_hex(std::iter::once(source))
+}
+
+/// `{kind: {"plans", "failing", "first_failing_seed"}}`.
+pub fn by_kind_json(by_kind: &[(FaultKind, KindTally)]) -> Value {
+    let kinds: Map<String, Value> = by_kind
+        .iter()
+        .map(|(kind, t)| {
+            let tally = json!({"plans": t.plans, "failing": t.failing, "first_failing_seed": t.first_failing_seed});
+            (kind.name().to_string(), tally)
+        })
+        .collect();
+    Value::Object(kinds)
+}
+
+/// One invariant violated, for people: in how many seeds, and the first.
+pub fn violation_line(id: &str, count: u64, first: u64) -> String {
+    let seeds = if count == 1 { "seed" } else { "seeds" };
+    format!("  {id:<18} VIOLATED in {count} {seeds}, first seed {first}\n")
+}
+
+/// The breakdown by fault kind for people: one line per kind of the space.
+pub fn by_kind_text(by_kind: &[(&str, KindTally)]) -> String {
+    let mut out = String::from(
+        "  by fault kind (seeds whose plan drew it):
+",
+    );
+    for (kind, t) in by_kind {
+        let first = t
+            .first_failing_seed
+            .map_or(String::new(), |s| format!(", first seed {s}"));
+        out.push_str(&format!(
+            "    {kind:<11} {:>6} {}, {} failing{first}\n",
+            t.plans,
+            if t.plans == 1 { "plan" } else { "plans" },
+            t.failing
+        ));
+    }
+    out
 }
 
 /// The summary for people: rates, the fault space, each invariant violated (with its first
@@ -79,11 +130,7 @@ pub fn summary_text(
         loaded.space.max_faults
     ));
     for (i, (count, first)) in &summary.violations {
-        let seeds = if *count == 1 { "seed" } else { "seeds" };
-        out.push_str(&format!(
-            "  {:<18} VIOLATED in {count} {seeds}, first seed {first}\n",
-            i.id()
-        ));
+        out.push_str(&violation_line(i.id(), *count, *first));
     }
     let held: Vec<&str> = summary
         .judged
@@ -100,6 +147,8 @@ pub fn summary_text(
     if !held.is_empty() {
         out.push_str(&format!("  never violated: {}\n", held.join(", ")));
     }
+    let by_kind: Vec<(&str, KindTally)> = summary.by_kind.iter().map(|(k, t)| (k.name(), *t)).collect();
+    out.push_str(&by_kind_text(&by_kind));
     if let Some(w) = shrunk {
         out.push_str(&format!(
             "shrunk: {} ({} plan {}, from {}, in {} runs)\n  reproduce: locksim run {}\n",

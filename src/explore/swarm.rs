@@ -4,6 +4,8 @@
 //! average of everything. Every draw comes from the seed's `explore` stream, and every value
 //! is a whole millisecond, so the plan renders to a scenario file exactly.
 
+use std::collections::BTreeSet;
+
 use locksim_protocols::{Layout, Role, Scenario};
 use locksim_sim::rng::ChaCha8Rng;
 use locksim_sim::rng::{stream, uniform};
@@ -19,6 +21,13 @@ fn pick<T: Copy>(rng: &mut ChaCha8Rng, items: &[T]) -> T {
 
 /// The plan of `seed`: the scenario's own faults plus up to `max_faults` drawn from `space`.
 pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
+    drawn_plan(s, space, seed).0
+}
+
+/// [`plan_for_seed`], with the kinds of the entries it drew (not the scenario's own), for
+/// explore's breakdown by fault kind: the same draws, so the same plan.
+pub fn drawn_plan(s: &Scenario, space: &FaultSpace, seed: u64) -> (Plan, BTreeSet<FaultKind>) {
+    let mut drawn = BTreeSet::new();
     let mut rng = stream(seed, "explore");
     let mut plan = Plan::of(s);
     let on = swarm(&mut rng, space);
@@ -27,6 +36,7 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
     let count = uniform(&mut rng, 1, u64::from(space.max_faults));
     for _ in 0..count {
         let (kind, intensity) = pick(&mut rng, &on);
+        drawn.insert(kind);
         let limits = &space.kinds[&kind];
         let node = pick(&mut rng, &limits.nodes);
         if kind == FaultKind::Drift {
@@ -41,7 +51,7 @@ pub fn plan_for_seed(s: &Scenario, space: &FaultSpace, seed: u64) -> Plan {
         let action = action(&mut rng, kind, node, intensity, magnitude_ms, layout.len() as u32);
         plan.faults.push(FaultEntry { trigger, action });
     }
-    plan
+    (plan, drawn)
 }
 
 /// Swarm: each kind of the space on with probability 1/2 (at least one), each with its own

@@ -89,7 +89,7 @@ impl FaultKind {
     }
 
     /// The default limit: long enough to outlast a lease, or to matter to a clock.
-    fn default_max(self) -> u64 {
+    pub fn default_max(self) -> u64 {
         match self {
             FaultKind::Pause | FaultKind::Suspend | FaultKind::Crash | FaultKind::Partition => 20_000,
             FaultKind::ClockJump => 30_000,

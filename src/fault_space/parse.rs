@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use locksim_protocols::knobs::{KnobError, KnobValue, Knobs};
+use locksim_protocols::knobs::{KnobError, KnobValue, Knobs, did_you_mean};
 use locksim_protocols::{Protocol, Role};
 use locksim_sim::NodeId;
 
@@ -80,7 +80,11 @@ fn chosen_kinds(k: &mut Knobs, targets: &Targets) -> Result<Option<BTreeMap<Faul
         let kind = FaultKind::ALL.into_iter().find(|f| f.name() == name).ok_or_else(|| {
             k.error(
                 "faults",
-                format!("unknown fault kind \"{name}\"; known kinds: {}", names.join(", ")),
+                format!(
+                    "unknown fault kind \"{name}\"; known kinds: {}{}",
+                    names.join(", "),
+                    did_you_mean(&name, names.iter().copied())
+                ),
             )
         })?;
         if chosen.contains_key(&kind) {

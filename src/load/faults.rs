@@ -42,7 +42,7 @@ pub const FAULT_DOCS: &[(&str, &str)] = &[
     ),
     (
         "partition",
-        "groups (lists of node names), one_way (default false), heal_after_ms (absent: never)",
+        "groups (lists of node names), one_way (default false; true drops only what the first group sends to the others, while they still reach it), heal_after_ms (absent: never)",
     ),
     ("isolate", "node, heal_after_ms: cuts every link to and from the node"),
     ("clock_jump", "node, by_ms (signed): steps the wall clock only"),

@@ -7,6 +7,7 @@ mod clocks;
 #[cfg(test)]
 mod fault_space_tests;
 pub mod faults;
+mod header;
 mod network;
 mod scenario_name;
 pub(crate) mod toml_entries;
@@ -15,7 +16,7 @@ mod topology;
 use std::fmt;
 use std::path::Path;
 
-use locksim_protocols::knobs::{KnobEntry, KnobError, KnobValue, Knobs};
+use locksim_protocols::knobs::{KnobEntry, KnobError, KnobValue, Knobs, did_you_mean};
 use locksim_protocols::lock::resource::ResourceConfig;
 use locksim_protocols::{Expected, Model, Registry, Scenario};
 use locksim_sim::{FaultPlan, Invariant};
@@ -23,6 +24,11 @@ use toml::de::DeTable;
 
 use crate::fault_space::FaultSpace;
 
+pub use header::top_level_docs;
+use header::{
+    CLOCK_DOC, EXPECT_DOC, EXPLORE_DOC, FAULT_DOC, Header, NETWORK_DOC, PROTOCOL_DOC, RESOURCE_DOC, read_header,
+    read_twins,
+};
 use toml_entries::{Lines, table_entries};
 use topology::Topology;
 
@@ -200,25 +206,24 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
     if !top.has("name") {
         return Err(top.error("name", "missing: every scenario needs a name"));
     }
-    let name = top.text("name", "", "the scenario's name")?;
-    if let Some(problem) = scenario_name::problem(&name) {
-        return Err(top.error("name", problem));
-    }
-    let description = top.text("description", "", "what happens, in a sentence or two")?;
-    let seed = top.uint("seed", 0, 0, u64::MAX, "the seed used when `--seed` is not given")?;
-    let duration_ms = top.uint("duration_ms", 60_000, 1, MAX_DURATION_MS, "simulated time to run")?;
+    let Header {
+        name,
+        description,
+        seed,
+        duration_ms,
+    } = read_header(&mut top)?;
 
     let protocol = read_protocol(registry, &mut top)?;
     let resource = read_resource(&mut top, &protocol)?;
 
     let topo = Topology::of(&*protocol);
-    let (line, entries) = section(&mut top, "network", "link latency and reordering")?;
+    let (line, entries) = section(&mut top, "network", NETWORK_DOC)?;
     let mut nk = Knobs::new("network", line, entries);
     let network = network::parse(&mut nk, &topo)?;
     nk.finish()?;
 
-    let clocks = clocks::parse(array(&mut top, "clock", "per-node clocks")?, &topo, duration_ms)?;
-    let fault_items = array(&mut top, "fault", "the fault plan")?;
+    let clocks = clocks::parse(array(&mut top, "clock", CLOCK_DOC)?, &topo, duration_ms)?;
+    let fault_items = array(&mut top, "fault", FAULT_DOC)?;
     let fault_lines: Vec<usize> = fault_items.iter().map(|item| item.line).collect();
     faults::check_plan_size(&fault_lines, &clocks.jump_keys)?;
     let mut faults = faults::parse(fault_items, &topo, duration_ms)?;
@@ -227,14 +232,10 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
 
     let twins = read_twins(&mut top)?;
 
-    let (line, entries) = section(&mut top, "expect", "expected verdicts")?;
+    let (line, entries) = section(&mut top, "expect", EXPECT_DOC)?;
     let (expect, expect_lines) = read_expect(&registry.invariants(), Knobs::new("expect", line, entries))?;
 
-    let (line, entries) = section(
-        &mut top,
-        "explore",
-        "the fault space `locksim explore` draws plans from",
-    )?;
+    let (line, entries) = section(&mut top, "explore", EXPLORE_DOC)?;
     let mut ek = Knobs::new("explore", line, entries);
     let resolve = |k: &Knobs, key: &str, name: &str| topo.resolve(k, key, name);
     let space = FaultSpace::parse(&mut ek, &*protocol, &resolve)?;
@@ -261,7 +262,7 @@ fn read(registry: &Registry, mut top: Knobs) -> Result<(Scenario, FaultSpace), K
 
 /// `[protocol]`: a `kind` of `registry`'s, and that model's knobs.
 fn read_protocol(registry: &Registry, top: &mut Knobs) -> Result<Model, KnobError> {
-    let (line, entries) = section(top, "protocol", "the protocol model and its knobs")?;
+    let (line, entries) = section(top, "protocol", PROTOCOL_DOC)?;
     let mut pk = Knobs::new("protocol", line.or(Some(1)), entries);
     if !pk.has("kind") {
         let kinds = registry.kinds();
@@ -275,7 +276,11 @@ fn read_protocol(registry: &Registry, top: &mut Knobs) -> Result<Model, KnobErro
         let kinds = registry.kinds();
         pk.error(
             "kind",
-            format!("unknown protocol kind \"{kind}\"; known kinds: {}", kinds.join(", ")),
+            format!(
+                "unknown protocol kind \"{kind}\"; known kinds: {}{}",
+                kinds.join(", "),
+                did_you_mean(&kind, kinds.iter().copied())
+            ),
         )
     })?;
     let protocol = Model::new((spec.parse)(&mut pk)?);
@@ -286,7 +291,7 @@ fn read_protocol(registry: &Registry, top: &mut Knobs) -> Result<Model, KnobErro
 /// `[resource]`, which only a protocol with a fenced resource has, and whose fencing check
 /// needs a protocol that issues tokens.
 fn read_resource(top: &mut Knobs, protocol: &Model) -> Result<ResourceConfig, KnobError> {
-    let (line, entries) = section(top, "resource", "the protected resource")?;
+    let (line, entries) = section(top, "resource", RESOURCE_DOC)?;
     if line.is_some() && !protocol.has_resource() {
         return Err(top.error(
             "resource",
@@ -306,29 +311,6 @@ fn read_resource(top: &mut Knobs, protocol: &Model) -> Result<ResourceConfig, Kn
     }
     rk.finish()?;
     Ok(resource)
-}
-
-/// `twins`: the names of the catalogue scenarios that tell the same story without the
-/// protection.
-fn read_twins(top: &mut Knobs) -> Result<Vec<String>, KnobError> {
-    match top.raw(
-        "twins",
-        "array of scenario names",
-        "catalogue twins: the same story without the protection",
-    ) {
-        None => Ok(Vec::new()),
-        Some(KnobValue::List(items)) => items
-            .into_iter()
-            .map(|item| match item.value {
-                KnobValue::Str(name) => Ok(name),
-                other => Err(top.error("twins", format!("must list scenario names, not {}", other.type_name()))),
-            })
-            .collect(),
-        Some(other) => Err(top.error(
-            "twins",
-            format!("must be an array of scenario names, not {}", other.type_name()),
-        )),
-    }
 }
 
 /// Every invariant `[expect]` names must be one the protocol judges: a lock never judges
@@ -378,9 +360,16 @@ fn read_expect(known: &[Invariant], mut k: Knobs) -> Result<ExpectWithLines, Kno
         )?;
         expect.push((invariant, expected));
     }
-    k.finish().map_err(|e| KnobError {
-        message: format!("unknown invariant; known invariants: {}", ids.join(", ")),
-        ..e
+    k.finish().map_err(|e| {
+        let written = e.key.strip_prefix("expect.").unwrap_or(&e.key);
+        KnobError {
+            message: format!(
+                "unknown invariant; known invariants: {}{}",
+                ids.join(", "),
+                did_you_mean(written, ids.iter().copied())
+            ),
+            ..e
+        }
     })?;
     Ok((expect, lines))
 }

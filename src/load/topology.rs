@@ -1,6 +1,6 @@
 //! The scenario's node names, resolved against its protocol's layout.
 
-use locksim_protocols::knobs::{KnobError, Knobs};
+use locksim_protocols::knobs::{KnobError, Knobs, did_you_mean};
 use locksim_protocols::{Layout, Protocol};
 use locksim_sim::NodeId;
 
@@ -50,7 +50,11 @@ impl Topology {
         self.layout.find(name).ok_or_else(|| {
             k.error(
                 key,
-                format!("unknown node \"{name}\"; this scenario's nodes are {}", self.list()),
+                format!(
+                    "unknown node \"{name}\"; this scenario's nodes are {}{}",
+                    self.list(),
+                    did_you_mean(name, self.layout.nodes().iter().map(|n| n.name.as_str()))
+                ),
             )
         })
     }

@@ -8,7 +8,7 @@
 //! running aside (at most [`PENDING_MAX`] of them) until every lower seed is done, then counts
 //! them if no lower seed failed.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -17,8 +17,13 @@ use locksim_protocols::registry::invariants;
 use locksim_protocols::{Scenario, run};
 use locksim_sim::{Invariant, Recording, Status, Stop};
 
-use super::swarm::plan_for_seed;
-use crate::fault_space::FaultSpace;
+use super::swarm::drawn_plan;
+use crate::fault_space::{FaultKind, FaultSpace};
+
+mod totals;
+
+pub use totals::KindTally;
+use totals::{Totals, fails};
 
 /// How to explore.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,6 +62,9 @@ pub struct Summary {
     /// The lowest seed whose run stopped short (it stalled, or spent its event budget), and
     /// why: its verdicts are no answer, and the exploration cannot vouch for it.
     pub stopped: Option<(u64, Stop)>,
+    /// Per kind of the fault space, in its order: how many explored plans drew an entry of
+    /// it, and how those seeds fared — which kinds the findings come from.
+    pub by_kind: Vec<(FaultKind, KindTally)>,
 }
 
 impl Summary {
@@ -98,11 +106,14 @@ pub struct SeedRun {
     pub judged: Vec<Invariant>,
     pub events: u64,
     pub stopped: Option<Stop>,
+    /// The fault kinds of the entries its plan drew.
+    pub kinds: BTreeSet<FaultKind>,
 }
 
 /// One seed: its plan, its run, its verdicts.
 pub fn run_seed(base: &Scenario, space: &FaultSpace, seed: u64) -> SeedRun {
-    let scenario = plan_for_seed(base, space, seed).apply(base);
+    let (plan, kinds) = drawn_plan(base, space, seed);
+    let scenario = plan.apply(base);
     let outcome = run(&scenario, seed, Recording::Facts);
     let with = |keep: fn(&Status) -> bool| {
         outcome
@@ -117,79 +128,13 @@ pub fn run_seed(base: &Scenario, space: &FaultSpace, seed: u64) -> SeedRun {
         judged: with(|s| !matches!(s, Status::NotApplicable(_))),
         events: outcome.stats.events(),
         stopped: outcome.stopped,
+        kinds,
     }
 }
 
 /// The most finished seeds a thread keeps aside while a lower seed is still running ("put a
 /// limit on everything"): past it, the thread waits for the lower seed instead of running on.
 pub const PENDING_MAX: usize = 4096;
-
-/// A thread's running totals.
-#[derive(Default)]
-struct Totals {
-    explored: u64,
-    events: u64,
-    violations: BTreeMap<Invariant, (u64, u64)>,
-    judged: BTreeSet<Invariant>,
-    first: Option<SeedResult>,
-    stopped: Option<(u64, Stop)>,
-}
-
-impl Totals {
-    fn add(&mut self, seed: u64, result: SeedRun, target: Option<Invariant>) {
-        self.explored += 1;
-        self.events += result.events;
-        self.judged.extend(result.judged);
-        if let Some(stop) = result.stopped {
-            self.add_stopped(seed, stop);
-        }
-        for &i in &result.violated {
-            let entry = self.violations.entry(i).or_insert((0, seed));
-            entry.0 += 1;
-            entry.1 = entry.1.min(seed);
-        }
-        if fails(&result.violated, target) && self.first.as_ref().is_none_or(|f| seed < f.seed) {
-            self.first = Some(SeedResult {
-                seed,
-                violated: result.violated,
-            });
-        }
-    }
-
-    /// Keeps the lowest stopped seed.
-    fn add_stopped(&mut self, seed: u64, stop: Stop) {
-        if self.stopped.is_none_or(|(s, _)| seed < s) {
-            self.stopped = Some((seed, stop));
-        }
-    }
-
-    /// Sums, minimums and unions: the same whatever order the threads' totals come in.
-    fn merge(&mut self, other: Totals) {
-        if let Some((seed, stop)) = other.stopped {
-            self.add_stopped(seed, stop);
-        }
-        self.explored += other.explored;
-        self.events += other.events;
-        self.judged.extend(other.judged);
-        for (i, (count, first)) in other.violations {
-            let entry = self.violations.entry(i).or_insert((0, first));
-            entry.0 += count;
-            entry.1 = entry.1.min(first);
-        }
-        if let Some(f) = other.first
-            && self.first.as_ref().is_none_or(|mine| f.seed < mine.seed)
-        {
-            self.first = Some(f);
-        }
-    }
-}
-
-fn fails(violated: &[Invariant], target: Option<Invariant>) -> bool {
-    match target {
-        Some(t) => violated.contains(&t),
-        None => !violated.is_empty(),
-    }
-}
 
 /// Which indices of the shard are handed out, and which are running.
 struct Claims {
@@ -301,6 +246,11 @@ fn explore_capped(
         judged: in_declared_order(totals.judged, |i| *i),
         events: totals.events,
         stopped: totals.stopped,
+        by_kind: space
+            .kinds
+            .keys()
+            .map(|k| (*k, totals.by_kind.get(k).copied().unwrap_or_default()))
+            .collect(),
     }
 }
 
