@@ -6,7 +6,8 @@
 //! to take effect before it returned. Lifting removes the call and its return from the list
 //! (dancing links), so the front of the list is always the earliest thing still to explain.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::hash::Hash;
 
 use super::{Op, Spec, Unexplained};
 
@@ -151,9 +152,8 @@ pub(super) fn search<S: Spec>(
     budget: &mut Budget,
 ) -> Found {
     let mut list = List::new(history, ops);
-    let words = ops.len().div_ceil(64);
-    let mut placed: Box<[u64]> = vec![0; words].into_boxed_slice();
-    let mut seen: HashSet<(Box<[u64]>, S::State)> = HashSet::new();
+    let mut placed = Placed::new(ops.len());
+    let mut seen: HashMap<(u64, S::State), Vec<Box<[u64]>>> = HashMap::new();
     // The calls lifted on the current path, with the state before each.
     let mut path: Vec<(usize, S::State)> = Vec::new();
     let mut state = spec.init();
@@ -181,8 +181,7 @@ pub(super) fn search<S: Spec>(
                     explained: list.rank[stuck],
                 });
             };
-            let op = list.entries[call].op;
-            placed[op / 64] &= !(1 << (op % 64));
+            placed.flip(list.entries[call].op);
             list.unlift(call);
             state = before;
             at = list.next[call];
@@ -192,18 +191,59 @@ pub(super) fn search<S: Spec>(
             return Found::OutOfSteps;
         }
         let op = &history[ops[e.op]];
-        let next = spec.step(&state, &op.input, op.end.as_ref().map(|(_, o)| o));
-        if let Some(next) = next {
-            let mut with = placed.clone();
-            with[e.op / 64] |= 1 << (e.op % 64);
-            if seen.insert((with.clone(), next.clone())) {
+        if let Some(next) = spec.step(&state, &op.input, op.end.as_ref().map(|(_, o)| o)) {
+            placed.flip(e.op);
+            if placed.first_time(&mut seen, &next) {
                 path.push((at, std::mem::replace(&mut state, next)));
-                placed = with;
                 list.lift(at);
                 at = list.next[list.head()];
                 continue;
             }
+            placed.flip(e.op);
         }
         at = list.next[at];
+    }
+}
+
+/// The set of operations placed on the current path, with its Zobrist hash (the XOR of a
+/// fixed random word per operation) kept as it changes: looking a (set, state) pair up then
+/// hashes one word and the state, and copies the set only when the pair is new, where
+/// hashing and copying the whole set at every step made a search's step cost grow with the
+/// history's length.
+struct Placed {
+    bits: Box<[u64]>,
+    zobrist: Vec<u64>,
+    hash: u64,
+}
+
+impl Placed {
+    fn new(n: usize) -> Self {
+        // SplitMix64 over the operation's index: fixed, so the search is the same every run.
+        let word = |i: usize| {
+            let mut z = (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        Placed {
+            bits: vec![0; n.div_ceil(64)].into_boxed_slice(),
+            zobrist: (0..n).map(word).collect(),
+            hash: 0,
+        }
+    }
+
+    fn flip(&mut self, op: usize) {
+        self.bits[op / 64] ^= 1 << (op % 64);
+        self.hash ^= self.zobrist[op];
+    }
+
+    /// Records (this set, `state`) as seen; false if it already was.
+    fn first_time<T: Clone + Eq + Hash>(&self, seen: &mut HashMap<(u64, T), Vec<Box<[u64]>>>, state: &T) -> bool {
+        let sets = seen.entry((self.hash, state.clone())).or_default();
+        if sets.iter().any(|s| *s == self.bits) {
+            return false;
+        }
+        sets.push(self.bits.clone());
+        true
     }
 }
