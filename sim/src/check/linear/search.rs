@@ -153,7 +153,7 @@ pub(super) fn search<S: Spec>(
 ) -> Found {
     let mut list = List::new(history, ops);
     let mut placed = Placed::new(ops.len());
-    let mut seen: HashMap<(u64, S::State), Vec<Box<[u64]>>> = HashMap::new();
+    let mut seen: Seen<S::State> = HashMap::new();
     // The calls lifted on the current path, with the state before each.
     let mut path: Vec<(usize, S::State)> = Vec::new();
     let mut state = spec.init();
@@ -205,6 +205,9 @@ pub(super) fn search<S: Spec>(
     }
 }
 
+/// The (placed set, state) pairs explored, by the set's hash and the state.
+type Seen<T> = HashMap<(u64, T), Vec<Box<[u64]>>>;
+
 /// The set of operations placed on the current path, with its Zobrist hash (the XOR of a
 /// fixed random word per operation) kept as it changes: looking a (set, state) pair up then
 /// hashes one word and the state, and copies the set only when the pair is new, where
@@ -238,9 +241,9 @@ impl Placed {
     }
 
     /// Records (this set, `state`) as seen; false if it already was.
-    fn first_time<T: Clone + Eq + Hash>(&self, seen: &mut HashMap<(u64, T), Vec<Box<[u64]>>>, state: &T) -> bool {
+    fn first_time<T: Clone + Eq + Hash>(&self, seen: &mut Seen<T>, state: &T) -> bool {
         let sets = seen.entry((self.hash, state.clone())).or_default();
-        if sets.iter().any(|s| *s == self.bits) {
+        if sets.contains(&self.bits) {
             return false;
         }
         sets.push(self.bits.clone());
