@@ -49,13 +49,16 @@ impl Mix {
 
 type ROp = Op<RegisterIn<u64>, RegisterOut<u64>>;
 
+/// An operation before it runs: effect point, call, return, client, key, input, lost.
+type Planned = (u64, u64, u64, u64, u64, RegisterIn<u64>, bool);
+
 /// A linearizable history of `n` operations over `keys` registers, as `(key, op)`, with
 /// `lost_per_mille` of the writes and cas never returning.
 fn history(n: usize, keys: u64, lost_per_mille: u64, seed: u64) -> Vec<(u64, ROp)> {
     let mut rng = Mix(seed);
     // Each client's next free time; each operation: call, effect point, return.
     let mut free = vec![0u64; CLIENTS as usize];
-    let mut planned: Vec<(u64, u64, u64, u64, u64, RegisterIn<u64>, bool)> = Vec::with_capacity(n);
+    let mut planned: Vec<Planned> = Vec::with_capacity(n);
     for _ in 0..n {
         let c = rng.below(CLIENTS) as usize;
         let call = free[c] + rng.below(20);
