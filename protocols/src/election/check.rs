@@ -198,11 +198,11 @@ impl ElectionJudge {
                 };
                 let last = self.last_write_before(op.call_ns);
                 let why = format!(
-                    "{}'s {what} (invoked at {}, returned at {}) fits no order of the history: the {} before it are linearizable, with it none is{}",
+                    "{}'s {what} (invoked at {}, returned at {}) fits no order of the history: up to it, {} returned and have a linearization; with it, none does{}",
                     names.of(op.client),
                     fmt_secs(op.call_ns),
                     fmt_secs(t_ns),
-                    count(u.explained, "operation that returned"),
+                    count(u.explained, "operation"),
                     last.map_or(String::new(), |(v, by, at)| format!(
                         "; the last write to return before it began wrote {v} ({}, at {})",
                         names.of(by),

@@ -2,7 +2,10 @@
 //! of a value no one else writes, sent to the server it believes leads. "Not leader" sends it
 //! on to the hinted server (nothing was done, so repeating it is safe); no answer within the
 //! request timeout makes its outcome unknown — recorded as given up, never retried (a retried
-//! write could land twice) — and the next operation goes to the next server.
+//! write could land twice) — and the next operation goes to the next server. A hint naming
+//! the server that just failed it is not followed until some server answers (as etcd's
+//! client balancer sets an unresponsive endpoint aside): a partitioned old leader is what
+//! every follower still names before the next election.
 
 use locksim_sim::rng::uniform;
 use locksim_sim::{Ctx, NodeId, TimerTag};
@@ -33,6 +36,10 @@ pub struct Client {
     me: u64,
     servers: Vec<NodeId>,
     guess: usize,
+    /// The server that last left an operation unanswered, until one answers.
+    avoid: Option<usize>,
+    /// A reader only reads.
+    reader: bool,
     next_req: u64,
     writes: u64,
     /// The operation in flight, with its request id.
@@ -40,12 +47,14 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn new(cfg: ClientConfig, me: u64, servers: Vec<NodeId>) -> Self {
+    pub fn new(cfg: ClientConfig, me: u64, servers: Vec<NodeId>, reader: bool) -> Self {
         Client {
             cfg,
             me,
             servers,
             guess: 0,
+            avoid: None,
+            reader,
             next_req: 1,
             writes: 0,
             op: None,
@@ -61,6 +70,14 @@ impl Client {
         self.op = None;
     }
 
+    /// The next server, passing over the one set aside.
+    fn rotate(&mut self) {
+        self.guess = (self.guess + 1) % self.cfg.servers;
+        if Some(self.guess) == self.avoid && self.cfg.servers > 1 {
+            self.guess = (self.guess + 1) % self.cfg.servers;
+        }
+    }
+
     fn send(&mut self, ctx: &mut ClientCtx<'_>) {
         if let Some((req, op)) = self.op {
             ctx.send(self.servers[self.guess], Msg::Request { req, op });
@@ -68,7 +85,7 @@ impl Client {
     }
 
     fn start(&mut self, ctx: &mut ClientCtx<'_>) {
-        let op = if uniform(ctx.rng(), 0, 99) < self.cfg.read_percent {
+        let op = if self.reader || uniform(ctx.rng(), 0, 99) < self.cfg.read_percent {
             RegOp::Read
         } else {
             self.writes += 1;
@@ -99,7 +116,8 @@ impl Client {
             RETRY => self.send(ctx),
             TIMEOUT if self.op.is_some() => {
                 ctx.record(ElectObs::GaveUp);
-                self.guess = (self.guess + 1) % self.cfg.servers;
+                self.avoid = Some(self.guess);
+                self.rotate();
                 self.done(ctx);
             }
             _ => {}
@@ -115,10 +133,14 @@ impl Client {
                     RegOp::Write(v) => Some(v),
                 };
                 ctx.record(ElectObs::Returned { value });
+                self.avoid = None;
                 self.done(ctx);
             }
             Msg::NotLeader { req: r, hint } if r == req => {
-                self.guess = hint.unwrap_or((self.guess + 1) % self.cfg.servers);
+                match hint {
+                    Some(h) if Some(h) != self.avoid => self.guess = h,
+                    _ => self.rotate(),
+                }
                 ctx.set_timer(RETRY, RETRY_NS);
             }
             _ => {}

@@ -76,6 +76,7 @@ pub struct Election {
     pub raft: RaftConfig,
     pub client: ClientConfig,
     pub fenced: bool,
+    pub readers: u32,
 }
 
 impl Election {
@@ -154,6 +155,16 @@ impl Election {
             100,
             "the share of operations that are reads, in percent",
         )?;
+        let readers = k.uint(
+            "readers",
+            0,
+            0,
+            MAX_CLIENTS,
+            "how many of the clients (the last ones) only read",
+        )?;
+        if readers > clients {
+            return Err(k.error("readers", format!("{readers} readers but only {clients} clients")));
+        }
         Ok(Box::new(Election {
             servers: servers as u32,
             clients: clients as u32,
@@ -173,6 +184,7 @@ impl Election {
                 read_percent,
             },
             fenced,
+            readers: readers as u32,
         }))
     }
 
@@ -198,9 +210,10 @@ impl Protocol for Election {
         let (layout, clients, servers, resource) = self.declare();
         let mut nodes = layout.setups(|n| setting.clock_of(n));
         for (i, &c) in clients.iter().enumerate() {
+            let reader = i as u32 >= self.clients - self.readers;
             nodes.add(
                 c,
-                ElectNode::Client(Client::new(self.client, i as u64, servers.clone())),
+                ElectNode::Client(Client::new(self.client, i as u64, servers.clone(), reader)),
             );
         }
         for (i, &s) in servers.iter().enumerate() {

@@ -4,7 +4,7 @@
 //! majority makes a leader. With CheckQuorum (etcd's `CheckQuorum`, Raft thesis 6.2) a leader
 //! that heard from no majority for an election timeout steps down, and a follower that heard
 //! its leader within an election timeout ignores RequestVote — without that, a lease is not
-//! safe (etcd raft: "CheckQuorum must be enabled if ReadOnlyOption is ReadOnlyLeaseBased").
+//! safe (etcd raft's Config: "CheckQuorum MUST be enabled if ReadOnlyOption is ReadOnlyLeaseBased").
 
 use locksim_sim::NodeId;
 use locksim_sim::rng::uniform;
