@@ -41,6 +41,9 @@ pub const NO_DEPOSED_WRITE: Invariant = Invariant::new(
 /// What [`ElectionJudge`] judges, in its verdicts' order.
 pub const ELECTION_INVARIANTS: &[Invariant] = &[ONE_LEADER_PER_TERM, LINEARIZABLE, NO_DEPOSED_WRITE];
 
+/// A register operation as the linearizability search reads it.
+type RegOp = Op<RegisterIn<u64>, RegisterOut<u64>>;
+
 /// One register operation as its client saw it.
 struct RecOp {
     client: NodeId,
@@ -137,7 +140,7 @@ impl ElectionJudge {
     /// nothing), and a write that never returned whose value no read returned (placed last, it
     /// changes nothing anyone saw; left out, the search need not try it at every point —
     /// each such write would double the orders a failing history has to rule out).
-    fn history(&self) -> (Vec<Op<RegisterIn<u64>, RegisterOut<u64>>>, Vec<usize>) {
+    fn history(&self) -> (Vec<RegOp>, Vec<usize>) {
         let read: std::collections::BTreeSet<u64> = self
             .ops
             .iter()
@@ -278,3 +281,6 @@ impl Judge<Msg, ElectObs> for ElectionJudge {
         ]
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -219,7 +219,7 @@ impl Protocol for Election {
         for (i, &s) in servers.iter().enumerate() {
             nodes.add(
                 s,
-                ElectNode::Server(Server::new(self.raft, i, servers.clone(), resource)),
+                ElectNode::Server(Box::new(Server::new(self.raft, i, servers.clone(), resource))),
             );
         }
         nodes.add(resource, ElectNode::Resource(Resource::new(self.fenced)));
@@ -231,7 +231,8 @@ impl Protocol for Election {
 /// Every role of an election world.
 pub enum ElectNode {
     Client(Client),
-    Server(Server),
+    /// Boxed: a server's state is three times a client's.
+    Server(Box<Server>),
     Resource(Resource),
 }
 
