@@ -106,6 +106,9 @@ mod tests {
                 "session_revocation",
                 "session_deadline",
                 "exactly_once",
+                "one_leader_per_term",
+                "linearizable",
+                "no_deposed_write",
             ]
         );
         let meanings: std::collections::BTreeSet<&str> = invariants().iter().map(|i| i.meaning()).collect();
