@@ -2,6 +2,7 @@
 //! [`locksim_sim::Node`] API, with knobs for its known-wrong variants, so a bug and its fix
 //! run side by side.
 
+pub mod election;
 pub mod etcd;
 pub mod ids;
 pub mod judge;

@@ -15,6 +15,7 @@ pub static PROTOCOLS: &[&ProtocolSpec] = &[
     &crate::session::SPEC,
     &crate::scheduler::SPEC,
     &crate::zookeeper::SPEC,
+    &crate::election::SPEC,
 ];
 
 /// The built-in model of `kind`.
@@ -106,6 +107,9 @@ mod tests {
                 "session_revocation",
                 "session_deadline",
                 "exactly_once",
+                "one_leader_per_term",
+                "linearizable",
+                "no_deposed_write",
             ]
         );
         let meanings: std::collections::BTreeSet<&str> = invariants().iter().map(|i| i.meaning()).collect();

@@ -6,6 +6,7 @@
 //! same way.
 
 mod invariant;
+pub mod linear;
 mod node_table;
 mod plural;
 
