@@ -129,13 +129,15 @@ impl<M, O: IssuesIds> Judge<M, O> for IdJudge<O::Id> {
 
 /// An issue and its generator.
 type Placed<I> = (Issue<I>, NodeId);
+/// A repeated ID: its first issue, and the repeat.
+type Repeat<I> = (Placed<I>, Placed<I>);
 
 /// How many IDs were issued, and the earliest repeat with its ID's first issue.
 ///
 /// In (ID, event index) order a repeat sits right after an earlier issue of its ID; the first
 /// violation is the repeat with the smallest index, and the ID's first issue is the one before
 /// it (every issue of an ID after the first is later than the second).
-fn first_repeat<I: Ord + Copy>(issued: NodeTable<Vec<Issue<I>>>) -> (usize, Option<(Placed<I>, Placed<I>)>) {
+fn first_repeat<I: Ord + Copy>(issued: NodeTable<Vec<Issue<I>>>) -> (usize, Option<Repeat<I>>) {
     let mut runs: Vec<(NodeId, Vec<Issue<I>>)> = issued.into_entries().filter(|(_, v)| !v.is_empty()).collect();
     for (_, ids) in &mut runs {
         ids.sort();
@@ -144,7 +146,7 @@ fn first_repeat<I: Ord + Copy>(issued: NodeTable<Vec<Issue<I>>>) -> (usize, Opti
     let key = |i: &Issue<I>, run: usize| Reverse((i.id, i.index, run));
     let mut heads: BinaryHeap<_> = runs.iter().enumerate().map(|(r, (_, ids))| key(&ids[0], r)).collect();
     let mut next = vec![0; runs.len()];
-    let (mut prev, mut first): (Option<Placed<I>>, Option<(Placed<I>, Placed<I>)>) = (None, None);
+    let (mut prev, mut first): (Option<Placed<I>>, Option<Repeat<I>>) = (None, None);
     while let Some(Reverse((_, _, r))) = heads.pop() {
         let (node, ids) = &runs[r];
         let here = (ids[next[r]], *node);
