@@ -19,6 +19,7 @@ pub mod scheduler;
 pub mod session;
 pub mod setting;
 pub mod snowflake;
+pub mod uuidv7;
 
 pub use judge::Judge;
 pub use layout::{Layout, NodeDecl, Role};

@@ -81,11 +81,12 @@ impl<M, O: IssuesIds> Judge<M, O> for OrderedIdJudge<O::Id> {
                 event: low.index,
                 t_ns: low.t_ns,
                 why: format!(
-                    "{} issued ID {} at {}, after {} had issued the larger {} at {}: a smaller ID is not an earlier one",
+                    "{} issued ID {} at {}, after {} had issued {} {} at {}: a smaller ID is not an earlier one",
                     names.of(low.node),
                     low.id,
                     fmt_secs(low.t_ns),
                     names.of(high.node),
+                    if low.id == high.id { "the same" } else { "the larger" },
                     high.id,
                     fmt_secs(high.t_ns)
                 ),
