@@ -16,6 +16,7 @@ pub mod registry;
 pub mod runner;
 pub mod scenario;
 pub mod scheduler;
+pub mod segment_ids;
 pub mod session;
 pub mod setting;
 pub mod snowflake;

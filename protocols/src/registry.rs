@@ -14,6 +14,7 @@ pub static PROTOCOLS: &[&ProtocolSpec] = &[
     &crate::snowflake::SPEC,
     &crate::session::SPEC,
     &crate::scheduler::SPEC,
+    &crate::segment_ids::SPEC,
     &crate::uuidv7::SPEC,
 ];
 
