@@ -98,7 +98,7 @@ fn resuming_the_segment_after_a_crash_reissues_what_was_issued_before() {
         let restarted = r.first("client-0", "process_restarted");
         assert_eq!(segment(&restarted["resumed"]), (10_000, 11_000), "seed {seed}");
         let issued = ids(&r, "client-0");
-        let last_before = issued.iter().filter(|(at, _)| *at <= CRASH_NS).last().unwrap().1;
+        let last_before = issued.iter().rfind(|(at, _)| *at <= CRASH_NS).unwrap().1;
         let dup = r.violated_at(UNIQUE_IDS);
         assert_eq!(
             (dup["id"].as_u64(), dup["resumed"].as_bool()),
