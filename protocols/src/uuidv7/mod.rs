@@ -32,7 +32,10 @@ pub static SPEC: ProtocolSpec = ProtocolSpec {
     summary: "UUIDv7 generators (RFC 9562): 48-bit Unix ms from each node's wall clock, version and variant bits, an optional counter (§6.2 Method 1) over a seeded random tail; counter-overflow and clock-step-back policies",
     parse: UuidV7::parse,
     invariants: ORDERED_ID_INVARIANTS,
+    // The counter (order within a millisecond), its overflow and step-back policies, and the
+    // random bits (uniqueness).
     protections: &[
+        "protocol.counter_bits",
         "protocol.counter_overflow",
         "protocol.clock_back",
         "protocol.random_bits",
