@@ -107,6 +107,7 @@ mod tests {
                 "session_revocation",
                 "session_deadline",
                 "exactly_once",
+                "id_global_order",
             ]
         );
         let meanings: std::collections::BTreeSet<&str> = invariants().iter().map(|i| i.meaning()).collect();
