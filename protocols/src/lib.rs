@@ -17,9 +17,11 @@ pub mod registry;
 pub mod runner;
 pub mod scenario;
 pub mod scheduler;
+pub mod segment_ids;
 pub mod session;
 pub mod setting;
 pub mod snowflake;
+pub mod uuidv7;
 pub mod zookeeper;
 
 pub use judge::Judge;

@@ -16,6 +16,8 @@ pub static PROTOCOLS: &[&ProtocolSpec] = &[
     &crate::scheduler::SPEC,
     &crate::zookeeper::SPEC,
     &crate::election::SPEC,
+    &crate::segment_ids::SPEC,
+    &crate::uuidv7::SPEC,
 ];
 
 /// The built-in model of `kind`.
@@ -110,6 +112,7 @@ mod tests {
                 "one_leader_per_term",
                 "linearizable",
                 "no_deposed_write",
+                "id_global_order",
             ]
         );
         let meanings: std::collections::BTreeSet<&str> = invariants().iter().map(|i| i.meaning()).collect();

@@ -3,6 +3,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::fmt;
 
 use locksim_sim::check::{Invariant, NodeTable, Status, Verdict, Violation, count};
 use locksim_sim::time::fmt_secs;
@@ -31,34 +32,43 @@ pub const ID_INVARIANTS: &[Invariant] = &[UNIQUE_IDS, ID_MONOTONIC];
 /// vector is already sorted or a few sorted runs, which the standard (run-adaptive) sort
 /// handles in about linear time; the generators' vectors are then merged in place of being
 /// copied into one. The first violation is the earliest event that repeats an earlier ID.
-#[derive(Default)]
-pub struct IdJudge {
+pub struct IdJudge<I> {
     /// Per generator: every ID it issued, in issue order.
-    issued: NodeTable<Vec<Issue>>,
+    issued: NodeTable<Vec<Issue<I>>>,
     /// Per generator: the last ID it issued.
-    last: NodeTable<Option<u64>>,
+    last: NodeTable<Option<I>>,
     /// The first ID lower than or equal to its generator's previous one.
-    backwards: Option<Backwards>,
+    backwards: Option<Backwards<I>>,
+}
+
+impl<I> Default for IdJudge<I> {
+    fn default() -> Self {
+        IdJudge {
+            issued: NodeTable::new(),
+            last: NodeTable::new(),
+            backwards: None,
+        }
+    }
 }
 
 /// One issued ID. Ordered by ID, then event index (distinct), as the repeat search needs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Issue {
-    id: u64,
+struct Issue<I> {
+    id: I,
     index: usize,
     t_ns: u64,
 }
 
 /// A generator issuing `id` after `prev`.
-struct Backwards {
+struct Backwards<I> {
     index: usize,
     t_ns: u64,
     node: NodeId,
-    id: u64,
-    prev: u64,
+    id: I,
+    prev: I,
 }
 
-impl<M, O: IssuesIds> Judge<M, O> for IdJudge {
+impl<M, O: IssuesIds> Judge<M, O> for IdJudge<O::Id> {
     fn see(&mut self, index: usize, e: &Event<M, O>, _clocks: &[ClockTrack]) {
         let What::Observe(o) = &e.what else { return };
         let Some(id) = o.issued_id() else { return };
@@ -87,7 +97,7 @@ impl<M, O: IssuesIds> Judge<M, O> for IdJudge {
             event: b.index,
             t_ns: b.t_ns,
             why: format!(
-                "{} issued ID {:#x} at {} after it had issued {:#x}",
+                "{} issued ID {} at {} after it had issued {}",
                 names.of(b.node),
                 b.id,
                 fmt_secs(b.t_ns),
@@ -118,23 +128,25 @@ impl<M, O: IssuesIds> Judge<M, O> for IdJudge {
 }
 
 /// An issue and its generator.
-type Placed = (Issue, NodeId);
+type Placed<I> = (Issue<I>, NodeId);
+/// A repeated ID: its first issue, and the repeat.
+type Repeat<I> = (Placed<I>, Placed<I>);
 
 /// How many IDs were issued, and the earliest repeat with its ID's first issue.
 ///
 /// In (ID, event index) order a repeat sits right after an earlier issue of its ID; the first
 /// violation is the repeat with the smallest index, and the ID's first issue is the one before
 /// it (every issue of an ID after the first is later than the second).
-fn first_repeat(issued: NodeTable<Vec<Issue>>) -> (usize, Option<(Placed, Placed)>) {
-    let mut runs: Vec<(NodeId, Vec<Issue>)> = issued.into_entries().filter(|(_, v)| !v.is_empty()).collect();
+fn first_repeat<I: Ord + Copy>(issued: NodeTable<Vec<Issue<I>>>) -> (usize, Option<Repeat<I>>) {
+    let mut runs: Vec<(NodeId, Vec<Issue<I>>)> = issued.into_entries().filter(|(_, v)| !v.is_empty()).collect();
     for (_, ids) in &mut runs {
         ids.sort();
     }
     let total = runs.iter().map(|(_, ids)| ids.len()).sum();
-    let key = |i: &Issue, run: usize| Reverse((i.id, i.index, run));
+    let key = |i: &Issue<I>, run: usize| Reverse((i.id, i.index, run));
     let mut heads: BinaryHeap<_> = runs.iter().enumerate().map(|(r, (_, ids))| key(&ids[0], r)).collect();
     let mut next = vec![0; runs.len()];
-    let (mut prev, mut first): (Option<Placed>, Option<(Placed, Placed)>) = (None, None);
+    let (mut prev, mut first): (Option<Placed<I>>, Option<Repeat<I>>) = (None, None);
     while let Some(Reverse((_, _, r))) = heads.pop() {
         let (node, ids) = &runs[r];
         let here = (ids[next[r]], *node);
@@ -153,12 +165,12 @@ fn first_repeat(issued: NodeTable<Vec<Issue>>) -> (usize, Option<(Placed, Placed
     (total, first)
 }
 
-fn repeat_violation(names: &Names, (first, by): Placed, (again, node): Placed) -> Violation {
+fn repeat_violation<I: fmt::Display>(names: &Names, (first, by): Placed<I>, (again, node): Placed<I>) -> Violation {
     Violation {
         event: again.index,
         t_ns: again.t_ns,
         why: format!(
-            "{} issued ID {:#x} at {}, which {} had issued at {}",
+            "{} issued ID {} at {}, which {} had issued at {}",
             names.of(node),
             again.id,
             fmt_secs(again.t_ns),
@@ -173,14 +185,17 @@ mod tests {
     use locksim_sim::{History, Stats};
 
     use super::*;
+    use crate::ids::HexId;
     use crate::judge::judge_history;
 
     /// An observation that may carry an issued ID.
     struct Obs(Option<u64>);
 
     impl IssuesIds for Obs {
-        fn issued_id(&self) -> Option<u64> {
-            self.0
+        type Id = HexId;
+
+        fn issued_id(&self) -> Option<HexId> {
+            self.0.map(HexId)
         }
     }
 

@@ -14,7 +14,7 @@ use locksim_sim::time::fmt_signed_secs;
 use locksim_sim::{Names, NodeId, Observation, Salience};
 
 use super::id::SnowflakeId;
-use crate::ids::IssuesIds;
+use crate::ids::{HexId, IssuesIds};
 
 /// Why a generator could not issue an ID.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -204,9 +204,11 @@ fn blocked(why: &Blocked) -> String {
 }
 
 impl IssuesIds for IdObs {
-    fn issued_id(&self) -> Option<u64> {
+    type Id = HexId;
+
+    fn issued_id(&self) -> Option<HexId> {
         match self {
-            IdObs::IdIssued { id, .. } => Some(*id),
+            IdObs::IdIssued { id, .. } => Some(HexId(*id)),
             _ => None,
         }
     }

@@ -11,7 +11,7 @@ fn only_id_issued_carries_an_id_and_plain_ones_are_chatter() {
         seq: 5,
         note: IssueNote::Plain,
     };
-    assert_eq!(plain.issued_id(), Some(5));
+    assert_eq!(plain.issued_id(), Some(HexId(5)));
     assert_eq!(plain.salience(), Salience::Chatter);
     let wrapped = IdObs::IdIssued {
         id: 5,
