@@ -9,6 +9,7 @@ pub mod knobs;
 pub mod layout;
 pub mod lock;
 pub mod outcome;
+pub mod postgres_lease;
 pub mod protocol;
 pub mod redis;
 pub mod redlock;

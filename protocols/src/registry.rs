@@ -14,6 +14,7 @@ pub static PROTOCOLS: &[&ProtocolSpec] = &[
     &crate::snowflake::SPEC,
     &crate::session::SPEC,
     &crate::scheduler::SPEC,
+    &crate::postgres_lease::SPEC,
 ];
 
 /// The built-in model of `kind`.
