@@ -55,7 +55,10 @@ fn separate_tx_the_late_write_lands_under_another_lease() {
         let run = run_story("postgres-lease/holder-pause-separate-tx.toml", seed);
         let stale = run.violated_at(STALE_WRITE);
         assert_eq!(stale["node"], "server-0", "seed {seed}");
-        assert_eq!(stale["client"], CLIENT_0, "seed {seed}: client-0's write is the stale one");
+        assert_eq!(
+            stale["client"], CLIENT_0,
+            "seed {seed}: client-0's write is the stale one"
+        );
         assert_eq!(stale["token"], 1, "seed {seed}: under its first epoch");
         assert!(t(stale) >= resumed_at(&run), "seed {seed}");
         assert!(
@@ -81,7 +84,10 @@ fn idle_timeout_rolls_back_the_paused_holder_and_its_write_finds_no_transaction(
             "seed {seed}: {ended}"
         );
         assert!(t(ended) < resumed_at(&run), "seed {seed}: during the pause");
-        assert!(late_writes(&run).is_empty(), "seed {seed}: the late write never commits");
+        assert!(
+            late_writes(&run).is_empty(),
+            "seed {seed}: the late write never commits"
+        );
         let lost = run.first("client-0", "lock_lost");
         assert!(t(lost) >= resumed_at(&run), "seed {seed}");
     }
@@ -102,7 +108,10 @@ fn a_client_clock_ahead_claims_a_live_lease_and_the_database_clock_does_not() {
             .unwrap();
         let first = run.first("server-0", "key_set");
         let expires_at = first["expiry"]["at_ns"].as_i64().unwrap();
-        assert!(grant["wall_ns"].as_i64().unwrap() < expires_at, "seed {seed}: a live lease was claimed");
+        assert!(
+            grant["wall_ns"].as_i64().unwrap() < expires_at,
+            "seed {seed}: a live lease was claimed"
+        );
         // client-0's guard then finds the epoch moved: the counter stays safe.
         assert!(run.held(STALE_WRITE), "seed {seed}");
 
@@ -116,7 +125,11 @@ fn a_crashed_holder_keeps_the_row_locked_until_the_idle_timeout_ends_its_transac
     for seed in 0..SEEDS {
         let run = run_story("postgres-lease/holder-crash-in-tx.toml", seed);
         let crash = t(run.first("client-0", "crash"));
-        assert_eq!(run.kind("row_unlocked").len(), 0, "seed {seed}: the row is never unlocked");
+        assert_eq!(
+            run.kind("row_unlocked").len(),
+            0,
+            "seed {seed}: the row is never unlocked"
+        );
         assert!(
             run.all("server-0", "key_set").iter().all(|k| t(k) < crash),
             "seed {seed}: no claim after the crash"
@@ -125,11 +138,11 @@ fn a_crashed_holder_keeps_the_row_locked_until_the_idle_timeout_ends_its_transac
 
         let fixed = run_story("postgres-lease/holder-crash-in-tx-idle-timeout.toml", seed);
         let ended = fixed.first("server-0", "row_unlocked");
-        assert!(ended["how"].as_str().unwrap().contains("idle-in-transaction"), "seed {seed}");
-        let next = fixed
-            .all("server-0", "key_set")
-            .into_iter()
-            .find(|k| t(k) > t(ended));
+        assert!(
+            ended["how"].as_str().unwrap().contains("idle-in-transaction"),
+            "seed {seed}"
+        );
+        let next = fixed.all("server-0", "key_set").into_iter().find(|k| t(k) > t(ended));
         assert!(next.is_some(), "seed {seed}: a claim succeeds once the row is unlocked");
     }
 }

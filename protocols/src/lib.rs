@@ -13,6 +13,7 @@ pub mod postgres_lease;
 pub mod protocol;
 pub mod redis;
 pub mod redlock;
+pub mod refund;
 pub mod registry;
 pub mod runner;
 pub mod scenario;

@@ -15,6 +15,7 @@ pub static PROTOCOLS: &[&ProtocolSpec] = &[
     &crate::session::SPEC,
     &crate::scheduler::SPEC,
     &crate::postgres_lease::SPEC,
+    &crate::refund::SPEC,
 ];
 
 /// The built-in model of `kind`.
@@ -106,6 +107,8 @@ mod tests {
                 "session_revocation",
                 "session_deadline",
                 "exactly_once",
+                "single_charge",
+                "single_ledger_row",
             ]
         );
         let meanings: std::collections::BTreeSet<&str> = invariants().iter().map(|i| i.meaning()).collect();
