@@ -48,7 +48,10 @@ fn each_protection_alone_stops_only_its_own_repeat() {
             let refused = run.first("ledger", "insert_refused");
             assert_eq!(refused["worker"], CLIENT_0, "seed {seed} {name}: client-0's late row");
             assert_eq!(refused["token"], 1, "seed {seed} {name}");
-            assert!(refused["why"].as_str().unwrap().contains(why), "seed {seed} {name}: {refused}");
+            assert!(
+                refused["why"].as_str().unwrap().contains(why),
+                "seed {seed} {name}: {refused}"
+            );
         }
         let keyed = story("idempotency-key-only", seed);
         assert_eq!(keyed.kind("charge_made").len(), 1, "seed {seed}: one payout");
@@ -75,17 +78,27 @@ fn a_strict_fence_refuses_the_holders_own_retry_and_a_new_token_passes_it() {
         let row = same.first("ledger", "row_inserted");
         assert_eq!(refused["token"], row["token"], "seed {seed}: its own token, refused");
         assert!(refused["why"].as_str().unwrap().contains("stale fence"), "seed {seed}");
-        assert!(t(same.first("client-0", "ledger_timed_out")) < t(refused), "seed {seed}");
+        assert!(
+            t(same.first("client-0", "ledger_timed_out")) < t(refused),
+            "seed {seed}"
+        );
 
         let new = story("ledger-retry-new-token", seed);
         let second = new.violated_at(SINGLE_LEDGER_ROW);
         assert_eq!(second["token"], 2, "seed {seed}: the re-locked token passes the fence");
-        assert_eq!(new.kind("charge_made").len(), 1, "seed {seed}: the provider is not called again");
+        assert_eq!(
+            new.kind("charge_made").len(),
+            1,
+            "seed {seed}: the provider is not called again"
+        );
 
         let unique = story("ledger-retry-new-token-unique", seed);
         let refused = unique.first("ledger", "insert_refused");
         assert_eq!(refused["token"], 2, "seed {seed}");
-        assert!(refused["why"].as_str().unwrap().contains("duplicate key"), "seed {seed}");
+        assert!(
+            refused["why"].as_str().unwrap().contains("duplicate key"),
+            "seed {seed}"
+        );
     }
 }
 

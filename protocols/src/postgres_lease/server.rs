@@ -19,7 +19,7 @@ use crate::lock::LockObs;
 use crate::lock::obs::{ClockKind, DeleteCause, Expiry};
 
 /// The open transaction has been idle for `idle_in_transaction_session_timeout`.
-const IDLE: TimerTag = 0;
+pub const IDLE: TimerTag = 0;
 
 /// Which clock `ts` in the lease statements reads.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -220,7 +220,10 @@ impl PgServer {
         (Some(self.epoch), "granted")
     }
 
-    /// The guard: whether the row is still `lease`'s at `epoch`, unexpired by `ts`.
+    /// The guard: whether the row is still `lease`'s at `epoch`, unexpired by `ts`. PostgreSQL
+    /// tests the `WHERE` on the row's last committed version before it tries the lock, so a
+    /// row that does not qualify answers 0 rows even while another transaction holds it; only
+    /// a qualifying row meets `NOWAIT` (tests/conformance_postgres.rs checks both).
     fn check(
         &self,
         ctx: &PgCtx<'_>,
@@ -230,14 +233,14 @@ impl PgServer {
         epoch: u64,
         client_wall_ns: i64,
     ) -> (bool, &'static str) {
-        if self.locked_against(from, session) {
-            (false, ROW_LOCKED)
-        } else if self.epoch != epoch {
+        if self.epoch != epoch {
             (false, "the epoch moved on: the lease was claimed again")
         } else if self.owner != Some(lease) {
             (false, "the lease row has no owner: released")
         } else if self.expires_at_ns <= self.ts(ctx, client_wall_ns) {
             (false, "expires_at has passed")
+        } else if self.locked_against(from, session) {
+            (false, ROW_LOCKED)
         } else {
             (true, "the lease row is mine")
         }
