@@ -21,13 +21,14 @@ mod postgres_wire;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use locksim::protocols::postgres_lease::advisory::Pooler;
 use locksim::protocols::postgres_lease::msg::PgMsg;
 use locksim::protocols::postgres_lease::server::{ExpiryClock, IDLE, PgServer, ServerConfig};
 use locksim::sim::rng::stream;
 use locksim::sim::{Ctx, Effect, NodeId};
 use postgres::error::SqlState;
-use postgres::{Client, Transaction};
-use postgres_wire::{Cluster, bin_dir};
+use postgres::{Client, SimpleQueryMessage, Transaction};
+use postgres_wire::{Bouncer, Cluster, bin_dir, pgbouncer};
 use rand_chacha::ChaCha8Rng;
 
 const TTL_MS: u64 = 200;
@@ -53,11 +54,16 @@ struct Model {
 
 impl Model {
     fn new(idle_timeout_ms: u64) -> Self {
+        Self::with(idle_timeout_ms, Pooler::None)
+    }
+
+    fn with(idle_timeout_ms: u64, pooler: Pooler) -> Self {
         Model {
             server: PgServer::new(ServerConfig {
                 ttl_ns: TTL_MS * 1_000_000,
                 expiry_clock: ExpiryClock::Database,
                 idle_timeout_ns: idle_timeout_ms * 1_000_000,
+                pooler,
             }),
             rng: stream(1, "conformance"),
             began: Instant::now(),
@@ -74,6 +80,20 @@ impl Model {
         let mut ctx = Ctx::new(NodeId(9), now_ns as i64, now_ns, &mut self.rng, &mut out);
         self.server.on_msg(&mut ctx, NodeId(from), msg(req));
         replies(out)
+    }
+
+    /// `pg_try_advisory_lock` from client `from`'s session.
+    fn try_lock(&mut self, from: u32) -> bool {
+        let session = u64::from(from) + 1;
+        let reply = self.send(from, |req| PgMsg::TryLock {
+            req,
+            session,
+            lease: u64::from(from) + 100,
+        });
+        match reply.as_slice() {
+            [PgMsg::Locked { ok, .. }] => *ok,
+            other => panic!("model try_lock answered {other:?}"),
+        }
     }
 
     /// `idle_in_transaction_session_timeout` fires.
@@ -121,7 +141,7 @@ impl Model {
             req,
             session: u64::from(from) + 1,
             lease,
-            epoch,
+            token: Some(epoch),
             value,
             based_on: 0,
             in_tx: true,
@@ -373,11 +393,15 @@ fn idle_in_transaction_timeout_aborts_the_paused_holder(db: &Cluster, n: &mut St
 fn advisory_locks_end_with_their_session(db: &Cluster, n: &mut Steps) {
     let (mut a, mut b) = (db.connect(), db.connect());
     let try_lock = "SELECT pg_try_advisory_lock(42)";
+    let mut m = Model::new(0);
     assert!(a.query_one(try_lock, &[]).unwrap().get::<_, bool>(0));
+    assert!(m.try_lock(A));
+    n.step();
     assert!(
         !b.query_one(try_lock, &[]).unwrap().get::<_, bool>(0),
         "held by A's session"
     );
+    assert!(!m.try_lock(B));
     n.step();
     // Another session cannot unlock it (what a transaction-mode pooler's next backend gets).
     let unlocked: bool = b.query_one("SELECT pg_advisory_unlock(42)", &[]).unwrap().get(0);
@@ -390,7 +414,53 @@ fn advisory_locks_end_with_their_session(db: &Cluster, n: &mut Steps) {
         assert!(Instant::now() < deadline, "the lock outlived its session");
         std::thread::sleep(Duration::from_millis(20));
     }
+    m.send(A, |_| PgMsg::Disconnect { session: 1 });
+    assert!(m.try_lock(B), "model: released with A's session");
     n.step();
+}
+
+/// The first column of the first row of `sql`, sent with the simple query protocol (a
+/// transaction-mode pooler keeps no prepared statement from one transaction to the next).
+fn simple(c: &mut Client, sql: &str) -> String {
+    let messages = c.simple_query(sql).unwrap();
+    messages
+        .iter()
+        .find_map(|m| match m {
+            SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
+            _ => None,
+        })
+        .expect("a row")
+}
+
+/// PgBouncer's documentation: session-level advisory locks do not work in transaction pooling.
+/// Two clients of a pool of one share its server connection, whose session holds the lock; a
+/// session-level advisory lock is re-entrant, so both are told they hold it.
+fn a_transaction_pooler_gives_one_session_lock_to_two_clients(db: &Cluster, n: &mut Steps) {
+    let Some(program) = pgbouncer() else {
+        eprintln!("conformance_postgres: pgbouncer not installed: its case is skipped");
+        return;
+    };
+    let bouncer = Bouncer::start(&program, db);
+    let (mut x, mut y, mut direct) = (bouncer.connect(), bouncer.connect(), db.connect());
+    let mut m = Model::with(0, Pooler::Transaction);
+    assert_eq!(simple(&mut x, "SELECT pg_try_advisory_lock(7)"), "t");
+    assert!(m.try_lock(A));
+    n.step();
+    assert_eq!(
+        simple(&mut y, "SELECT pg_try_advisory_lock(7)"),
+        "t",
+        "the second client gets the same server session, which already holds the lock"
+    );
+    assert!(m.try_lock(B), "model: the pooled session holds it");
+    n.step();
+    assert_eq!(simple(&mut direct, "SELECT pg_try_advisory_lock(7)"), "f");
+    n.step();
+    // The first client leaves: the lock stays with the pooled server connection.
+    drop(x);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(simple(&mut direct, "SELECT pg_try_advisory_lock(7)"), "f");
+    n.step();
+    drop(y);
 }
 
 #[test]
@@ -406,7 +476,7 @@ fn the_lease_model_answers_as_postgresql_does() {
     };
     let db = Cluster::start(&bin);
     let mut n = Steps::default();
-    let cases: [(&str, Case); 6] = [
+    let cases: [(&str, Case); 7] = [
         (
             "now() vs clock_timestamp()",
             now_is_the_transaction_start_and_clock_timestamp_moves,
@@ -425,6 +495,10 @@ fn the_lease_model_answers_as_postgresql_does() {
             idle_in_transaction_timeout_aborts_the_paused_holder,
         ),
         ("advisory locks and sessions", advisory_locks_end_with_their_session),
+        (
+            "pgbouncer transaction pooling",
+            a_transaction_pooler_gives_one_session_lock_to_two_clients,
+        ),
     ];
     for (name, case) in cases {
         let before = n.steps;

@@ -146,3 +146,24 @@ fn a_crashed_holder_keeps_the_row_locked_until_the_idle_timeout_ends_its_transac
         assert!(next.is_some(), "seed {seed}: a claim succeeds once the row is unlocked");
     }
 }
+
+#[test]
+fn a_transaction_pooler_gives_the_advisory_lock_to_both_clients_and_sessions_do_not() {
+    for seed in 0..SEEDS {
+        let pooled = run_story("postgres-lease/advisory-lock-pooled.toml", seed);
+        let second = pooled.violated_at(MUTUAL_EXCLUSION);
+        assert_eq!(second["kind"], "acquired", "seed {seed}");
+        assert!(
+            pooled.kind("acquire_failed").is_empty(),
+            "seed {seed}: no pg_try_advisory_lock ever answers false behind the pooler"
+        );
+
+        let direct = run_story("postgres-lease/advisory-lock-direct.toml", seed);
+        assert!(direct.held(MUTUAL_EXCLUSION), "seed {seed}");
+        let refused = direct
+            .kind("acquire_failed")
+            .into_iter()
+            .any(|f| f["why"].as_str().unwrap().contains("another session"));
+        assert!(refused, "seed {seed}: a second session is refused");
+    }
+}

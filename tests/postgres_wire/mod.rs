@@ -138,3 +138,86 @@ impl Drop for Cluster {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// A PgBouncer in transaction pooling mode in front of `cluster`, with one server connection
+/// in its pool, on a free loopback port; stopped (by its pid file) and removed when dropped.
+pub struct Bouncer {
+    dir: PathBuf,
+    pub port: u16,
+    child: Child,
+}
+
+/// `pgbouncer` on `PATH` or in `/usr/sbin` (Debian's place).
+pub fn pgbouncer() -> Option<PathBuf> {
+    ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+}
+
+impl Bouncer {
+    pub fn start(program: &Path, cluster: &Cluster) -> Bouncer {
+        let dir = cluster.dir.join("bouncer");
+        std::fs::create_dir_all(&dir).expect("the cluster's folder is writable");
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free loopback port")
+            .port();
+        let ini = dir.join("pgbouncer.ini");
+        std::fs::write(dir.join("userlist.txt"), "\"locksim\" \"\"\n").expect("write userlist");
+        std::fs::write(
+            &ini,
+            format!(
+                "[databases]\npostgres = host=127.0.0.1 port={} dbname=postgres\n\
+                 [pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n\
+                 auth_type = trust\nauth_file = {dir}/userlist.txt\npool_mode = transaction\n\
+                 default_pool_size = 1\nmax_client_conn = 20\nignore_startup_parameters = extra_float_digits,options\n\
+                 logfile = {dir}/pgbouncer.log\npidfile = {dir}/pgbouncer.pid\n",
+                cluster.port,
+                dir = dir.display()
+            ),
+        )
+        .expect("write pgbouncer.ini");
+        if is_root() {
+            let mut chown = Command::new("chown");
+            chown.args(["-R", "postgres:"]).arg(&dir);
+            run(chown, "chown of pgbouncer's folder");
+        }
+        let child = as_owner(program)
+            .arg(&ini)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("pgbouncer starts");
+        let bouncer = Bouncer { dir, port, child };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while bouncer.try_connect().is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "pgbouncer did not accept connections within 30 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        bouncer
+    }
+
+    fn try_connect(&self) -> Result<Client, postgres::Error> {
+        let params = format!("host=127.0.0.1 port={} user=locksim dbname=postgres", self.port);
+        Client::connect(&params, NoTls)
+    }
+
+    pub fn connect(&self) -> Client {
+        self.try_connect().expect("connect through pgbouncer")
+    }
+}
+
+impl Drop for Bouncer {
+    fn drop(&mut self) {
+        let pid = std::fs::read_to_string(self.dir.join("pgbouncer.pid"));
+        if let Some(pid) = pid.ok().and_then(|p| p.trim().parse::<i32>().ok()) {
+            // SAFETY: sending a signal to a pid we read from the pooler's own pid file.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
+        let _ = self.child.wait();
+    }
+}

@@ -28,8 +28,19 @@ pub enum Guard {
     SeparateTx,
 }
 
+/// What the client locks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LockKind {
+    /// Seed 000's lease row.
+    LeaseRow,
+    /// A session-level advisory lock (`pg_try_advisory_lock`): no TTL, no guard; the client
+    /// holds it until it unlocks or its session ends.
+    Advisory,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ClientConfig {
+    pub lock: LockKind,
     pub ttl_ns: u64,
     pub work_ns: u64,
     pub think_ns: u64,
@@ -113,12 +124,15 @@ impl PgClient {
             sent_mono_ns: ctx.mono_ns(),
         };
         let client_wall_ns = ctx.wall_ns();
-        self.request(ctx, step, |req, session| PgMsg::Claim {
-            req,
-            session,
-            lease,
-            client_wall_ns,
-        });
+        match self.cfg.lock {
+            LockKind::LeaseRow => self.request(ctx, step, |req, session| PgMsg::Claim {
+                req,
+                session,
+                lease,
+                client_wall_ns,
+            }),
+            LockKind::Advisory => self.request(ctx, step, |req, session| PgMsg::TryLock { req, session, lease }),
+        }
     }
 
     /// The next claim after a failure: the retry delay doubled per failure up to 4x, plus up
@@ -158,6 +172,7 @@ impl PgClient {
         let Some((req, step)) = self.waiting else { return };
         let answers = match &msg {
             PgMsg::Claimed { req, .. }
+            | PgMsg::Locked { req, .. }
             | PgMsg::Value { req, .. }
             | PgMsg::Checked { req, .. }
             | PgMsg::Committed { req }
@@ -173,6 +188,7 @@ impl PgClient {
             (Step::Claim { lease, sent_mono_ns }, PgMsg::Claimed { epoch, why, .. }) => {
                 self.claimed(ctx, lease, sent_mono_ns, epoch, why)
             }
+            (Step::Claim { lease, .. }, PgMsg::Locked { ok, .. }) => self.locked(ctx, lease, ok),
             (Step::Read, PgMsg::Value { value, .. }) => {
                 self.read_value = value;
                 ctx.record(PgObs::Lock(LockObs::ReadDone { value }));
@@ -213,6 +229,30 @@ impl PgClient {
         self.request(ctx, Step::Read, |req, session| PgMsg::Read { req, session });
     }
 
+    /// `pg_try_advisory_lock` answered: the client holds the lock until it unlocks, with no
+    /// deadline and no token.
+    fn locked(&mut self, ctx: &mut PgCtx<'_>, lease: u64, ok: bool) {
+        if !ok {
+            ctx.record(PgObs::Lock(LockObs::AcquireFailed {
+                lease,
+                why: "pg_try_advisory_lock: another session holds it".into(),
+                validity_ns: 0,
+            }));
+            self.retry(ctx);
+            return;
+        }
+        self.attempt = 0;
+        self.held = Some(Held { lease, epoch: 0 });
+        ctx.record(PgObs::Lock(LockObs::Acquired {
+            lease,
+            token: None,
+            validity_ns: 0,
+            deadline_mono_ns: Deadline::Untracked,
+            servers: 1,
+        }));
+        self.request(ctx, Step::Read, |req, session| PgMsg::Read { req, session });
+    }
+
     fn checked(&mut self, ctx: &mut PgCtx<'_>, ok: bool, why: &'static str) {
         let Some(held) = self.held else { return };
         let hold = self.cfg.guard == Guard::SameTx;
@@ -226,34 +266,38 @@ impl PgClient {
             self.give_up(ctx, "the guard found the lease row no longer mine");
             return;
         }
+        self.write(ctx, held.lease, Some(held.epoch), hold);
+    }
+
+    /// The counter's `UPDATE`: in the guard's transaction (`in_tx`) or on its own.
+    fn write(&mut self, ctx: &mut PgCtx<'_>, lease: u64, token: Option<u64>, in_tx: bool) {
         let value = self.read_value + 1;
-        ctx.record(PgObs::Lock(LockObs::WriteSent {
-            token: Some(held.epoch),
-            value,
-        }));
+        ctx.record(PgObs::Lock(LockObs::WriteSent { token, value }));
         let based_on = self.read_value;
         self.request(ctx, Step::Write { value }, |req, session| PgMsg::Write {
             req,
             session,
-            lease: held.lease,
-            epoch: held.epoch,
+            lease,
+            token,
             value,
             based_on,
-            in_tx: hold,
+            in_tx,
         });
     }
 
     fn release(&mut self, ctx: &mut PgCtx<'_>) {
         if let Some(held) = self.held.take() {
             ctx.record(PgObs::Lock(LockObs::Released { lease: held.lease }));
-            ctx.send(
-                self.server,
-                PgMsg::Release {
-                    session: self.session,
+            let session = self.session;
+            let msg = match self.cfg.lock {
+                LockKind::LeaseRow => PgMsg::Release {
+                    session,
                     lease: held.lease,
                     epoch: held.epoch,
                 },
-            );
+                LockKind::Advisory => PgMsg::Unlock { session },
+            };
+            ctx.send(self.server, msg);
         }
         ctx.set_timer(NEXT, self.cfg.think_ns);
     }
@@ -263,6 +307,9 @@ impl PgClient {
             NEXT => self.claim(ctx),
             WORK => {
                 let Some(held) = self.held else { return };
+                if self.cfg.lock == LockKind::Advisory {
+                    return self.write(ctx, held.lease, None, false);
+                }
                 let hold = self.cfg.guard == Guard::SameTx;
                 let client_wall_ns = ctx.wall_ns();
                 self.request(ctx, Step::Check, |req, session| PgMsg::Check {

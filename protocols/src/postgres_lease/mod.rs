@@ -7,12 +7,16 @@
 //! in a transaction of its own (stale); `ts` from the database's `clock_timestamp()` or from
 //! the client's clock (a client whose clock runs ahead steals a live lease); and
 //! `idle_in_transaction_session_timeout`, which ends a transaction left open by a holder that
-//! stopped or vanished (without it the row stays locked for good).
+//! stopped or vanished (without it the row stays locked for good). With `lock = "advisory"` the
+//! clients take a session-level advisory lock instead, which ends with its session, and which
+//! a transaction-mode pooler (`pooler = "transaction"`) hands to every client of the pool.
 //!
 //! Sources: seed 000 ("同库事务可以直接保护写入"); PostgreSQL 15 manual, 9.9.5 "Current Date/Time",
 //! 13.3.2 "Row-Level Locks", `SELECT` "The Locking Clause" (`NOWAIT`), 20.11
-//! `idle_in_transaction_session_timeout`.
+//! `idle_in_transaction_session_timeout`, 9.27.10 "Advisory Lock Functions"; PgBouncer's
+//! "Features" page (session-level advisory locks do not work in transaction pooling).
 
+pub mod advisory;
 pub mod client;
 pub mod msg;
 pub mod obs;
@@ -29,7 +33,8 @@ use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
 use crate::runner::run_world;
 use crate::setting::Setting;
-use client::{ClientConfig, Guard, PgClient};
+use advisory::Pooler;
+use client::{ClientConfig, Guard, LockKind, PgClient};
 use msg::PgMsg;
 use obs::PgObs;
 use server::{ExpiryClock, PgServer, ServerConfig};
@@ -43,6 +48,7 @@ pub static SPEC: ProtocolSpec = ProtocolSpec {
         "protocol.guard",
         "protocol.expiry_clock",
         "protocol.idle_in_transaction_session_timeout_ms",
+        "protocol.pooler",
     ],
 };
 
@@ -65,7 +71,14 @@ impl PgLease {
             HOUR_MS,
             "the lease: expires_at = ts + this; the client's deadline is its claim's send + this",
         )?;
+        let lock = k.choice(
+            "lock",
+            &[("lease-row", LockKind::LeaseRow), ("advisory", LockKind::Advisory)],
+            LockKind::LeaseRow,
+            "seed 000's lease row, or a session-level advisory lock (pg_try_advisory_lock; no TTL, no guard)",
+        )?;
         let client = ClientConfig {
+            lock,
             ttl_ns,
             work_ns: k.millis("work_ms", 1_000, 0, HOUR_MS, "time between reading the counter and guarding")?,
             think_ns: k.millis("think_ms", 200, 0, HOUR_MS, "pause after releasing, before the next round")?,
@@ -112,6 +125,12 @@ impl PgLease {
                 HOUR_MS,
                 "the server ends a session idle this long inside a transaction, rolling it back (0 = off, PostgreSQL's default)",
             )?,
+            pooler: k.choice(
+                "pooler",
+                &[("none", Pooler::None), ("transaction", Pooler::Transaction)],
+                Pooler::None,
+                "between clients and server: nothing, or (wrong for advisory locks) PgBouncer in transaction mode with a pool of one server connection",
+            )?,
         };
         let liveness_window_ns = parse_liveness_window(k, ttl_ns)?;
         Ok(Box::new(PgLease {
@@ -157,9 +176,9 @@ impl Protocol for PgLease {
         self.declare().0
     }
 
-    /// The lease row's epoch is a fencing token; the counter beside it is guarded by the row.
+    /// The lease row's epoch is a fencing token; an advisory lock has none.
     fn issues_tokens(&self) -> bool {
-        true
+        self.client.lock == LockKind::LeaseRow
     }
 
     fn run(&self, setting: Setting<'_>, seed: u64, recording: Recording<'_>) -> Outcome {

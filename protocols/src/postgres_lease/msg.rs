@@ -41,7 +41,9 @@ pub enum PgMsg {
         req: u64,
         session: u64,
         lease: u64,
-        epoch: u64,
+        /// The lease row's epoch, which the server records as the write's token; none under
+        /// an advisory lock.
+        token: Option<u64>,
         value: u64,
         based_on: u64,
         in_tx: bool,
@@ -51,6 +53,16 @@ pub enum PgMsg {
         session: u64,
         lease: u64,
         epoch: u64,
+    },
+    /// `SELECT pg_try_advisory_lock(k)`.
+    TryLock {
+        req: u64,
+        session: u64,
+        lease: u64,
+    },
+    /// `SELECT pg_advisory_unlock(k)`.
+    Unlock {
+        session: u64,
     },
     /// The client closed its connection (a driver does after a request timed out): the server
     /// reads end-of-file and rolls back whatever the session had open.
@@ -66,6 +78,11 @@ pub enum PgMsg {
     Value {
         req: u64,
         value: u64,
+    },
+    /// `pg_try_advisory_lock`'s answer.
+    Locked {
+        req: u64,
+        ok: bool,
     },
     Checked {
         req: u64,
@@ -104,7 +121,10 @@ impl fmt::Display for PgMsg {
             PgMsg::Write { value, in_tx: true, .. } => write!(f, "UPDATE resource SET value = {value}; COMMIT"),
             PgMsg::Write { value, in_tx: false, .. } => write!(f, "UPDATE resource SET value = {value} (autocommit)"),
             PgMsg::Release { epoch, .. } => write!(f, "UPDATE lease SET owner = NULL WHERE epoch = {epoch}"),
+            PgMsg::TryLock { .. } => f.write_str("SELECT pg_try_advisory_lock(1)"),
+            PgMsg::Unlock { .. } => f.write_str("SELECT pg_advisory_unlock(1)"),
             PgMsg::Disconnect { .. } => f.write_str("close connection"),
+            PgMsg::Locked { ok, .. } => write!(f, "pg_try_advisory_lock = {}", if *ok { "t" } else { "f" }),
             PgMsg::Claimed { epoch: Some(e), .. } => write!(f, "claimed: epoch {e}"),
             PgMsg::Claimed { epoch: None, why, .. } => write!(f, "not claimed: {why}"),
             PgMsg::Value { value, .. } => write!(f, "value = {value}"),

@@ -13,6 +13,7 @@
 
 use locksim_sim::{Ctx, NodeId, TimerTag};
 
+use super::advisory::{Advisory, Pooler};
 use super::msg::PgMsg;
 use super::obs::{COMMIT, PgEvent, PgObs};
 use crate::lock::LockObs;
@@ -36,6 +37,7 @@ pub struct ServerConfig {
     pub expiry_clock: ExpiryClock,
     /// `idle_in_transaction_session_timeout` (0: off, PostgreSQL's default).
     pub idle_timeout_ns: u64,
+    pub pooler: Pooler,
 }
 
 /// The session whose open transaction holds the lease row.
@@ -57,6 +59,7 @@ pub struct PgServer {
     value: u64,
     /// Volatile: a crash rolls back the open transaction.
     row_lock: Option<Holder>,
+    advisory: Advisory,
 }
 
 type PgCtx<'a> = Ctx<'a, PgMsg, PgObs>;
@@ -72,6 +75,7 @@ impl PgServer {
             expires_at_ns: 0,
             value: 0,
             row_lock: None,
+            advisory: Advisory::new(cfg.pooler),
         }
     }
 
@@ -147,7 +151,7 @@ impl PgServer {
                 req,
                 session,
                 lease,
-                epoch,
+                token,
                 value,
                 based_on,
                 in_tx,
@@ -162,7 +166,7 @@ impl PgServer {
                 ctx.record(PgObs::Lock(LockObs::WriteApplied {
                     client: from,
                     lease,
-                    token: Some(epoch),
+                    token,
                     value,
                     based_on,
                     prev_value,
@@ -182,9 +186,17 @@ impl PgServer {
                     cause: DeleteCause::Release,
                 }));
             }
-            PgMsg::Disconnect { session } if self.holds(from, session) => {
-                ctx.cancel_timer(IDLE);
-                self.unlock_row(ctx, "rolled back: the client closed its connection");
+            PgMsg::TryLock { req, session, lease } => {
+                let ok = self.advisory.try_lock(ctx, session, lease);
+                ctx.send(from, PgMsg::Locked { req, ok });
+            }
+            PgMsg::Unlock { session } => self.advisory.unlock(ctx, session),
+            PgMsg::Disconnect { session } => {
+                self.advisory.disconnected(ctx, session);
+                if self.holds(from, session) {
+                    ctx.cancel_timer(IDLE);
+                    self.unlock_row(ctx, "rolled back: the client closed its connection");
+                }
             }
             _ => {}
         }
@@ -289,8 +301,9 @@ impl PgServer {
         }
     }
 
-    /// A crash rolls back the open transaction; committed rows survive.
+    /// A crash rolls back the open transaction and ends every session; committed rows survive.
     pub fn on_crash(&mut self, ctx: &mut PgCtx<'_>) {
         self.unlock_row(ctx, "rolled back: the server crashed");
+        self.advisory.crash(ctx);
     }
 }
