@@ -12,9 +12,12 @@
 //! model assumes of PostgreSQL and cannot itself be asked (now() fixed within a transaction,
 //! a plain FOR UPDATE blocking until COMMIT, advisory locks ending with their session).
 //!
+//! The last case puts PgBouncer (transaction pooling, a pool of one) in front of the cluster.
+//!
 //! Without PostgreSQL's binaries (`LOCKSIM_POSTGRES_BIN`, `/usr/lib/postgresql/<v>/bin`, or
-//! `initdb` on `PATH`) the test says it is skipped and passes — unless
-//! `LOCKSIM_REQUIRE_POSTGRES` is set (and not `0`), as `.ci/run` does: then it fails.
+//! `initdb` on `PATH`) the test says it is skipped and passes, and without `pgbouncer` its case
+//! is skipped — unless `LOCKSIM_REQUIRE_POSTGRES` is set (and not `0`), as `.ci/run` does:
+//! then either fails.
 
 mod postgres_wire;
 
@@ -437,6 +440,11 @@ fn simple(c: &mut Client, sql: &str) -> String {
 /// session-level advisory lock is re-entrant, so both are told they hold it.
 fn a_transaction_pooler_gives_one_session_lock_to_two_clients(db: &Cluster, n: &mut Steps) {
     let Some(program) = pgbouncer() else {
+        let required = std::env::var("LOCKSIM_REQUIRE_POSTGRES").is_ok_and(|v| v != "0");
+        assert!(
+            !required,
+            "LOCKSIM_REQUIRE_POSTGRES is set but pgbouncer is not installed"
+        );
         eprintln!("conformance_postgres: pgbouncer not installed: its case is skipped");
         return;
     };
