@@ -18,6 +18,8 @@ pub static PROTOCOLS: &[&ProtocolSpec] = &[
     &crate::election::SPEC,
     &crate::segment_ids::SPEC,
     &crate::uuidv7::SPEC,
+    &crate::postgres_lease::SPEC,
+    &crate::refund::SPEC,
 ];
 
 /// The built-in model of `kind`.
@@ -113,6 +115,8 @@ mod tests {
                 "linearizable",
                 "no_deposed_write",
                 "id_global_order",
+                "single_charge",
+                "single_ledger_row",
             ]
         );
         let meanings: std::collections::BTreeSet<&str> = invariants().iter().map(|i| i.meaning()).collect();
