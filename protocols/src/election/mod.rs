@@ -1,13 +1,16 @@
-//! Leader election (`kind = "election"`, seed 004 section 9.5): `servers` Raft servers
-//! `server-<i>` replicate a register that `clients` clients `client-<i>` read and write
-//! through the leader, and the leader acts on an external `resource` every `act_every_ms`,
-//! fenced by term or not. Knobs choose how reads are served (ReadIndex, or a leader lease),
-//! CheckQuorum on or off, and the resource's fence.
+//! Leader election (`kind = "election"`, seed 004 section 9.5): `servers` servers
+//! `server-<i>` elect a leader, which acts on an external `resource` every `act_every_ms`,
+//! fenced by term or not. With `algorithm = "raft"` they replicate a register that `clients`
+//! clients `client-<i>` read and write through the leader; knobs choose how reads are served
+//! (ReadIndex, or a leader lease) and CheckQuorum on or off. With `algorithm = "bully"` they
+//! only elect a coordinator (bully replicates nothing, so there are no clients).
 //!
 //! Raft here is the paper's (terms, one vote per term, majorities, the log restriction, the
-//! commit rule for the leader's own term) with etcd's CheckQuorum; bully and a leader on an
-//! external lease (9.5.1, 9.5.3) are not modelled.
+//! commit rule for the leader's own term) with etcd's CheckQuorum; bully is 9.5.1's, with a
+//! coordinator epoch in place of a term (`bully.rs`). A leader on an external lease (9.5.3)
+//! is not modelled.
 
+pub mod bully;
 pub mod check;
 pub mod client;
 pub mod msg;
@@ -15,6 +18,7 @@ pub mod obs;
 pub mod resource;
 pub mod server;
 
+use bully::{Bully, BullyConfig};
 use locksim_sim::{Ctx, Node, NodeId, NodeSetup, Recording, TimerTag};
 
 use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS};
@@ -34,11 +38,31 @@ const MAX_SERVERS: u64 = 63;
 
 pub static SPEC: ProtocolSpec = ProtocolSpec {
     kind: "election",
-    summary: "Raft servers electing a leader (terms, majority votes, the log restriction) that serves a register by ReadIndex or a leader lease, with CheckQuorum on or off, and acts on an external resource fenced by term or not",
+    summary: "servers electing a leader — Raft (terms, majority votes, the log restriction) serving a register by ReadIndex or a leader lease, with CheckQuorum on or off, or bully (highest id wins) — that acts on an external resource fenced by term or not",
     parse: Election::parse,
     invariants: check::ELECTION_INVARIANTS,
     protections: &["protocol.read", "protocol.check_quorum", "protocol.fencing"],
 };
+
+/// Which election the servers run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    Raft,
+    Bully(BullyConfig),
+}
+
+/// Knobs only Raft (and its register clients) read: set with bully, they are an error.
+const RAFT_ONLY: &[&str] = &[
+    "clients",
+    "election_spread",
+    "read",
+    "lease_ms",
+    "check_quorum",
+    "think_ms",
+    "request_timeout_ms",
+    "read_percent",
+    "readers",
+];
 
 /// How the leader serves reads.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -71,6 +95,7 @@ pub struct RaftConfig {
 /// `kind = "election"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Election {
+    pub algorithm: Algorithm,
     pub servers: u32,
     pub clients: u32,
     pub raft: RaftConfig,
@@ -81,14 +106,26 @@ pub struct Election {
 
 impl Election {
     pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
+        let bully = k.choice(
+            "algorithm",
+            &[("raft", false), ("bully", true)],
+            false,
+            "Raft (seed 004, 9.5.2), or bully (9.5.1: highest id wins; a teaching algorithm, not a production one)",
+        )?;
         let servers = k.uint(
             "servers",
             3,
             1,
             MAX_SERVERS,
-            "Raft servers server-0..; server-0 leads term 1",
+            "servers server-0..; server-0 leads Raft's term 1, the highest id coordinates bully's epoch 1",
         )?;
-        let clients = k.uint("clients", 2, 0, MAX_CLIENTS, "register clients client-0..")?;
+        let clients = k.uint(
+            "clients",
+            if bully { 0 } else { 2 },
+            0,
+            MAX_CLIENTS,
+            "register clients client-0.. (Raft only)",
+        )?;
         let election_ns = k.millis(
             "election_timeout_ms",
             1_000,
@@ -165,7 +202,35 @@ impl Election {
         if readers > clients {
             return Err(k.error("readers", format!("{readers} readers but only {clients} clients")));
         }
+        let answer_ns = k.millis(
+            "answer_timeout_ms",
+            100,
+            1,
+            HOUR_MS,
+            "bully: an electing node that gets no OK from a higher id this long after its ELECTION coordinates",
+        )?;
+        let algorithm = match bully {
+            true => {
+                if let Some(key) = RAFT_ONLY.iter().find(|key| k.has(key)) {
+                    return Err(k.error(
+                        key,
+                        "only Raft reads this: bully elects a coordinator and serves no register",
+                    ));
+                }
+                Algorithm::Bully(BullyConfig {
+                    election_ns,
+                    answer_ns,
+                    heartbeat_ns,
+                    act_every_ns,
+                })
+            }
+            false if k.has("answer_timeout_ms") => {
+                return Err(k.error("answer_timeout_ms", "only bully reads this (set algorithm = \"bully\")"));
+            }
+            false => Algorithm::Raft,
+        };
         Ok(Box::new(Election {
+            algorithm,
             servers: servers as u32,
             clients: clients as u32,
             raft: RaftConfig {
@@ -217,10 +282,11 @@ impl Protocol for Election {
             );
         }
         for (i, &s) in servers.iter().enumerate() {
-            nodes.add(
-                s,
-                ElectNode::Server(Box::new(Server::new(self.raft, i, servers.clone(), resource))),
-            );
+            let node = match self.algorithm {
+                Algorithm::Raft => ElectNode::Server(Box::new(Server::new(self.raft, i, servers.clone(), resource))),
+                Algorithm::Bully(cfg) => ElectNode::Bully(Bully::new(cfg, i, servers.clone(), resource)),
+            };
+            nodes.add(s, node);
         }
         nodes.add(resource, ElectNode::Resource(Resource::new(self.fenced)));
         let nodes: Vec<NodeSetup<ElectNode>> = nodes.finish();
@@ -233,6 +299,7 @@ pub enum ElectNode {
     Client(Client),
     /// Boxed: a server's state is three times a client's.
     Server(Box<Server>),
+    Bully(Bully),
     Resource(Resource),
 }
 
@@ -246,6 +313,7 @@ impl Node for ElectNode {
         match self {
             ElectNode::Client(n) => n.on_start(ctx),
             ElectNode::Server(n) => n.on_start(ctx),
+            ElectNode::Bully(n) => n.on_start(ctx),
             ElectNode::Resource(_) => {}
         }
     }
@@ -254,6 +322,7 @@ impl Node for ElectNode {
         match self {
             ElectNode::Client(n) => n.on_msg(ctx, msg),
             ElectNode::Server(n) => n.on_msg(ctx, from, msg),
+            ElectNode::Bully(n) => n.on_msg(ctx, from, msg),
             ElectNode::Resource(n) => n.on_msg(ctx, from, msg),
         }
     }
@@ -262,16 +331,18 @@ impl Node for ElectNode {
         match self {
             ElectNode::Client(n) => n.on_timer(ctx, tag),
             ElectNode::Server(n) => n.on_timer(ctx, tag),
+            ElectNode::Bully(n) => n.on_timer(ctx, tag),
             ElectNode::Resource(_) => {}
         }
     }
 
-    /// A client forgets its operation; a server keeps its term, vote and log; the resource
-    /// keeps what it accepted.
+    /// A client forgets its operation; a server keeps its term, vote and log (a bully node its
+    /// epoch); the resource keeps what it accepted.
     fn on_crash(&mut self, ctx: &mut ElectCtx<'_>) {
         match self {
             ElectNode::Client(n) => n.on_crash(),
             ElectNode::Server(n) => n.on_crash(ctx),
+            ElectNode::Bully(n) => n.on_crash(ctx),
             ElectNode::Resource(_) => {}
         }
     }

@@ -1,7 +1,7 @@
 //! The election world's wire: Raft's RequestVote and AppendEntries (Ongaro & Ousterhout, "In
 //! Search of an Understandable Consensus Algorithm", figure 2) between servers, a register's
-//! reads and writes between clients and servers, and the leader's writes to the external
-//! resource.
+//! reads and writes between clients and servers, the bully algorithm's ELECTION, OK and
+//! COORDINATOR (seed 004, 9.5.1), and the leader's writes to the external resource.
 
 use std::fmt;
 
@@ -65,6 +65,20 @@ pub enum Msg {
         req: u64,
         hint: Option<usize>,
     },
+    /// Bully: "I am electing; are you, a higher id, alive?" Every bully message carries the
+    /// sender's coordinator epoch, so a coordinator learns when a newer one was announced.
+    Election {
+        epoch: u64,
+    },
+    /// Bully's OK: a higher id is alive and takes the election over.
+    Answer {
+        epoch: u64,
+    },
+    /// Bully: the sender is coordinator of `epoch` (announced on winning, then repeated every
+    /// heartbeat as its sign of life).
+    Coordinator {
+        epoch: u64,
+    },
     /// The leader's write to the external resource, carrying its term (the epoch a fenced
     /// resource checks).
     Act {
@@ -111,6 +125,9 @@ impl fmt::Display for Msg {
             Msg::Reply { value: None, .. } => f.write_str("-> nil"),
             Msg::NotLeader { hint: Some(h), .. } => write!(f, "not leader (try server-{h})"),
             Msg::NotLeader { hint: None, .. } => f.write_str("not leader"),
+            Msg::Election { epoch } => write!(f, "ELECTION (epoch {epoch})"),
+            Msg::Answer { epoch } => write!(f, "OK (epoch {epoch})"),
+            Msg::Coordinator { epoch } => write!(f, "COORDINATOR of epoch {epoch}"),
             Msg::Act { term, seq } => write!(f, "ACT #{seq} as leader of term {term}"),
         }
     }
