@@ -322,6 +322,32 @@ fn session_deadline_is_an_etcd_choice() {
     );
 }
 
+/// Bully elects a coordinator and serves no register: Raft's read and client knobs are an
+/// error with it, and its answer timeout is an error with Raft.
+#[test]
+fn bully_refuses_raft_knobs_and_raft_refuses_bully_ones() {
+    let base = "name = \"x\"\nduration_ms = 6000\n\n[protocol]\nkind = \"election\"\n";
+    for knob in ["clients = 1", "read = \"lease\"", "check_quorum = false"] {
+        let key = knob.split(' ').next().unwrap();
+        rejects(
+            "bully-raft-knob.toml",
+            &format!("{base}algorithm = \"bully\"\n{knob}\n"),
+            &[&format!("key `protocol.{key}`"), "only Raft reads this"],
+        );
+    }
+    rejects(
+        "raft-answer-timeout.toml",
+        &format!("{base}answer_timeout_ms = 50\n"),
+        &["key `protocol.answer_timeout_ms`", "only bully reads this"],
+    );
+    let path = write(
+        "bully-ok.toml",
+        &format!("{base}algorithm = \"bully\"\nanswer_timeout_ms = 50\n"),
+    );
+    let o = common::locksim(&["run", path.to_str().unwrap(), "--timeline", "none"]);
+    assert_ne!(o.status.code(), Some(2), "{}", common::stderr(&o));
+}
+
 #[test]
 fn bad_traces_and_arguments_exit_2() {
     let not_json = write("not-a-trace.json", "{ nope");

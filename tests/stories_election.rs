@@ -6,7 +6,7 @@
 mod common;
 
 use locksim::load::load_file;
-use locksim::protocols::election::check::{LINEARIZABLE, NO_DEPOSED_WRITE};
+use locksim::protocols::election::check::{LINEARIZABLE, NO_DEPOSED_WRITE, ONE_LEADER_PER_TERM};
 use locksim::protocols::run;
 use locksim::sim::trace::TraceEvent;
 use locksim::sim::{Invariant, Recording, Status};
@@ -140,5 +140,76 @@ fn the_late_write_is_the_old_leaders_and_only_the_fence_stops_it() {
             (&refused["leader"], &refused["term"]),
             (&Value::from(SERVER_0), &Value::from(1))
         );
+    }
+}
+
+/// A bully world has no clients: server-i is node i.
+const BULLY_SERVER_1: u64 = 1;
+const BULLY_SERVER_2: u64 = 2;
+
+/// Bully's partition, over seeds 0..100: server-1 announces epoch 2 while server-2, cut off,
+/// never steps down (two coordinators at once); the unfenced resource accepts server-2's
+/// epoch-1 write after server-1's, the fenced one refuses exactly those.
+#[test]
+fn a_bully_partition_leaves_two_coordinators_and_only_the_epoch_fence_orders_their_writes() {
+    for seed in 0..100 {
+        let unfenced = run_story("election/bully-partition-unfenced.toml", seed);
+        let fenced = run_story("election/bully-partition-fenced.toml", seed);
+        for r in [&unfenced, &fenced] {
+            let led: Vec<(&Value, &Value)> = r
+                .events
+                .iter()
+                .filter(|e| e["kind"] == "became_leader")
+                .map(|e| (&e["node"], &e["term"]))
+                .collect();
+            assert_eq!(
+                led,
+                [
+                    (&Value::from("server-2"), &Value::from(1)),
+                    (&Value::from("server-1"), &Value::from(2))
+                ],
+                "seed {seed}"
+            );
+            let stepped = r.events.iter().any(|e| e["kind"] == "stepped_down");
+            assert!(!stepped, "seed {seed}: server-2 never hears of epoch 2");
+            let late = r.events.iter().rev().find(|e| e["kind"] == "act_sent").unwrap();
+            assert_eq!(late["node"], "server-2", "seed {seed}: server-2 writes to the end");
+        }
+        let (_, late) = unfenced.violation(NO_DEPOSED_WRITE);
+        assert_eq!(
+            (&late["leader"], &late["term"]),
+            (&Value::from(BULLY_SERVER_2), &Value::from(1)),
+            "seed {seed}"
+        );
+        assert!(
+            matches!(fenced.status(NO_DEPOSED_WRITE), Status::Held(_)),
+            "seed {seed}"
+        );
+        let refused: Vec<&Value> = fenced.events.iter().filter(|e| e["kind"] == "act_refused").collect();
+        assert!(!refused.is_empty(), "seed {seed}");
+        assert!(
+            refused.iter().all(|e| e["leader"] == BULLY_SERVER_2 && e["term"] == 1),
+            "seed {seed}: {refused:?}"
+        );
+    }
+}
+
+/// The coordinator crashes while a partition separates the other two: each announces epoch 2,
+/// and the epoch fence, which refuses only older epochs, accepts both sides' writes.
+#[test]
+fn bully_gives_one_epoch_two_coordinators_and_an_epoch_fence_takes_both() {
+    for seed in 0..100 {
+        let r = run_story("election/bully-two-coordinators-one-epoch.toml", seed);
+        let (_, second) = r.violation(ONE_LEADER_PER_TERM);
+        assert_eq!(second["kind"], "became_leader", "seed {seed}");
+        assert_eq!(second["term"], 2, "seed {seed}");
+        let writers: std::collections::BTreeSet<u64> = r
+            .events
+            .iter()
+            .filter(|e| e["kind"] == "act_accepted" && e["term"] == 2)
+            .map(|e| e["leader"].as_u64().unwrap())
+            .collect();
+        assert_eq!(writers, [0, BULLY_SERVER_1].into(), "seed {seed}");
+        assert!(matches!(r.status(NO_DEPOSED_WRITE), Status::Held(_)), "seed {seed}");
     }
 }
