@@ -79,6 +79,18 @@ pub enum Msg {
     Coordinator {
         epoch: u64,
     },
+    /// A leader on an external lease: a candidate asks the store for the key.
+    KeyAcquire,
+    /// The key's holder renews its lease of `epoch`.
+    KeyRenew {
+        epoch: u64,
+    },
+    /// The key is the asker's, as `epoch`, for the store's TTL from now.
+    KeyGranted {
+        epoch: u64,
+    },
+    /// Held by another, or (a renewal) no longer the asker's.
+    KeyRefused,
     /// The leader's write to the external resource, carrying its term (the epoch a fenced
     /// resource checks).
     Act {
@@ -128,6 +140,10 @@ impl fmt::Display for Msg {
             Msg::Election { epoch } => write!(f, "ELECTION (epoch {epoch})"),
             Msg::Answer { epoch } => write!(f, "OK (epoch {epoch})"),
             Msg::Coordinator { epoch } => write!(f, "COORDINATOR of epoch {epoch}"),
+            Msg::KeyAcquire => f.write_str("ACQUIRE the leader key"),
+            Msg::KeyRenew { epoch } => write!(f, "RENEW the leader key (epoch {epoch})"),
+            Msg::KeyGranted { epoch } => write!(f, "key granted (epoch {epoch})"),
+            Msg::KeyRefused => f.write_str("key refused"),
             Msg::Act { term, seq } => write!(f, "ACT #{seq} as leader of term {term}"),
         }
     }
