@@ -213,3 +213,64 @@ fn bully_gives_one_epoch_two_coordinators_and_an_epoch_fence_takes_both() {
         assert!(matches!(r.status(NO_DEPOSED_WRITE), Status::Held(_)), "seed {seed}");
     }
 }
+
+/// A leader on an external lease cut off from its store, over seeds 0..100: server-0 steps
+/// down (its renewals unanswered) before server-1 takes the key as epoch 2. Stopping in role
+/// only, it writes epoch 1 on after that — accepted unfenced, refused fenced — and stopping
+/// for real, its last write is sent before epoch 2 begins.
+#[test]
+fn a_leader_that_steps_down_in_role_only_keeps_writing_and_only_the_epoch_fence_stops_it() {
+    let step_down_and_successor = |r: &Run| {
+        let down = r
+            .events
+            .iter()
+            .position(|e| e["kind"] == "stepped_down" && e["node"] == "server-0")
+            .unwrap_or_else(|| panic!("seed {}: server-0 steps down", r.seed));
+        assert_eq!(r.events[down]["why"], "lease ran out unrenewed", "seed {}", r.seed);
+        let next = r
+            .events
+            .iter()
+            .position(|e| e["kind"] == "became_leader" && e["term"] == 2)
+            .unwrap_or_else(|| panic!("seed {}: a leader of epoch 2", r.seed));
+        assert!(down < next, "seed {}: the old leader stepped down first", r.seed);
+        next
+    };
+    let sends_after = |r: &Run, at: usize| {
+        r.events[at..]
+            .iter()
+            .filter(|e| e["kind"] == "act_sent" && e["node"] == "server-0")
+            .count()
+    };
+    for seed in 0..100 {
+        let unfenced = run_story("election/lease-role-only-unfenced.toml", seed);
+        let next = step_down_and_successor(&unfenced);
+        assert!(
+            sends_after(&unfenced, next) > 0,
+            "seed {seed}: the role-only leader writes on"
+        );
+        let (_, late) = unfenced.violation(NO_DEPOSED_WRITE);
+        assert_eq!(
+            (&late["leader"], &late["term"]),
+            (&Value::from(0), &Value::from(1)),
+            "seed {seed}"
+        );
+
+        let fenced = run_story("election/lease-role-only-fenced.toml", seed);
+        step_down_and_successor(&fenced);
+        assert!(
+            matches!(fenced.status(NO_DEPOSED_WRITE), Status::Held(_)),
+            "seed {seed}"
+        );
+        let refused = fenced.events.iter().filter(|e| e["kind"] == "act_refused");
+        assert!(refused.clone().count() > 0, "seed {seed}");
+        assert!(
+            refused.clone().all(|e| e["leader"] == 0 && e["term"] == 1),
+            "seed {seed}"
+        );
+
+        let real = run_story("election/lease-real-stop-unfenced.toml", seed);
+        let next = step_down_and_successor(&real);
+        assert_eq!(sends_after(&real, next), 0, "seed {seed}: a real stop writes no more");
+        assert!(matches!(real.status(NO_DEPOSED_WRITE), Status::Held(_)), "seed {seed}");
+    }
+}

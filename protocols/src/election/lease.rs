@@ -45,6 +45,8 @@ pub struct LeaseConfig {
 
 pub struct Candidate {
     cfg: LeaseConfig,
+    /// server-0 asks at start, the others a heartbeat later.
+    first: bool,
     store: NodeId,
     resource: NodeId,
     leading: bool,
@@ -59,9 +61,10 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    pub fn new(cfg: LeaseConfig, store: NodeId, resource: NodeId) -> Self {
+    pub fn new(cfg: LeaseConfig, first: bool, store: NodeId, resource: NodeId) -> Self {
         Candidate {
             cfg,
+            first,
             store,
             resource,
             leading: false,
@@ -72,8 +75,16 @@ impl Candidate {
         }
     }
 
+    /// server-0 asks first, so the stories start from a known leader (as Raft's server-0
+    /// leads term 1); a restarted candidate asks at once.
     pub fn on_start(&mut self, ctx: &mut LeaseCtx<'_>) {
-        self.ask(ctx);
+        match self.first {
+            true => self.ask(ctx),
+            false => {
+                self.first = true;
+                ctx.set_timer(TRY, self.cfg.renew_every_ns);
+            }
+        }
     }
 
     /// A crash stops everything, role_only or not: the process is gone.
@@ -84,7 +95,7 @@ impl Candidate {
                 why: "crashed",
             });
         }
-        *self = Candidate::new(self.cfg, self.store, self.resource);
+        *self = Candidate::new(self.cfg, true, self.store, self.resource);
     }
 
     pub fn on_msg(&mut self, ctx: &mut LeaseCtx<'_>, from: NodeId, msg: Msg) {

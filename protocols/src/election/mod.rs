@@ -140,9 +140,12 @@ impl Protocol for Election {
             let node = match self.algorithm {
                 Algorithm::Raft => ElectNode::Server(Box::new(Server::new(self.raft, i, servers.clone(), resource))),
                 Algorithm::Bully(cfg) => ElectNode::Bully(Bully::new(cfg, i, servers.clone(), resource)),
-                Algorithm::Lease(cfg) => {
-                    ElectNode::Candidate(Candidate::new(cfg, store.expect("declared with the lease"), resource))
-                }
+                Algorithm::Lease(cfg) => ElectNode::Candidate(Candidate::new(
+                    cfg,
+                    i == 0,
+                    store.expect("declared with the lease"),
+                    resource,
+                )),
             };
             nodes.add(s, node);
         }

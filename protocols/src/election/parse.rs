@@ -15,7 +15,7 @@ enum Which {
     Lease,
 }
 
-/// Knobs only Raft (and its register clients) read: set with bully, they are an error.
+/// Knobs only Raft (and its register clients) read: set with bully or lease, they are an error.
 const RAFT_ONLY: &[&str] = &[
     "clients",
     "election_spread",
@@ -147,20 +147,18 @@ impl Election {
             "lease: stepping down cancels the leader's act timer, or changes only its role flag (the timer keeps writing its old epoch)",
         )?;
         let only = |algorithm: &str, keys: &[&str]| match keys.iter().find(|key| k.has(key)) {
-            Some(key) => Err(k.error(key, format!("only {algorithm} reads this"))),
+            Some(key) => Err(k.error(key, format!("only {algorithm} reads this knob"))),
             None => Ok(()),
         };
         let algorithm = match which {
             Which::Raft => {
-                only(
-                    "bully or lease (set algorithm)",
-                    &["answer_timeout_ms", "ttl_ms", "stop"],
-                )?;
+                only("algorithm = \"bully\"", &["answer_timeout_ms"])?;
+                only("algorithm = \"lease\"", &["ttl_ms", "stop"])?;
                 Algorithm::Raft
             }
             Which::Bully => {
-                only("Raft: bully elects a coordinator and serves no register;", RAFT_ONLY)?;
-                only("lease", &["ttl_ms", "stop"])?;
+                only("Raft (bully elects a coordinator and serves no register)", RAFT_ONLY)?;
+                only("algorithm = \"lease\"", &["ttl_ms", "stop"])?;
                 Algorithm::Bully(BullyConfig {
                     election_ns,
                     answer_ns,
@@ -169,8 +167,8 @@ impl Election {
                 })
             }
             Which::Lease => {
-                only("Raft: a leader on a lease serves no register;", RAFT_ONLY)?;
-                only("bully", &["answer_timeout_ms"])?;
+                only("Raft (a leader on a lease serves no register)", RAFT_ONLY)?;
+                only("algorithm = \"bully\"", &["answer_timeout_ms"])?;
                 only("Raft and bully", &["election_timeout_ms"])?;
                 Algorithm::Lease(LeaseConfig {
                     ttl_ns,
