@@ -274,3 +274,30 @@ fn a_leader_that_steps_down_in_role_only_keeps_writing_and_only_the_epoch_fence_
         assert!(matches!(real.status(NO_DEPOSED_WRITE), Status::Held(_)), "seed {seed}");
     }
 }
+
+/// CheckQuorum, over seeds 0..100: off, server-1 — which still hears server-0 — votes for
+/// server-2, and server-0's lease serves client-1 a stale read after a write at server-2;
+/// on, no leader of a later term is elected until every lease read server-0 serves is done.
+#[test]
+fn without_check_quorum_a_follower_that_hears_its_leader_votes_and_breaks_lease_reads() {
+    for seed in 0..100 {
+        let off = run_story("election/check-quorum-off.toml", seed);
+        assert_stale_lease_read(&off);
+        let on = run_story("election/check-quorum-on.toml", seed);
+        assert!(matches!(on.status(LINEARIZABLE), Status::Held(_)), "seed {seed}");
+        let last_ok = on
+            .events
+            .iter()
+            .rposition(|e| e["kind"] == "lease_checked" && e["node"] == "server-0" && e["ok"] == true)
+            .expect("server-0 served lease reads");
+        let successor = on
+            .events
+            .iter()
+            .position(|e| e["kind"] == "became_leader" && e["term"].as_u64() > Some(1))
+            .expect("a later leader, once the lease is over");
+        assert!(
+            last_ok < successor,
+            "seed {seed}: no later leader while the lease served"
+        );
+    }
+}
