@@ -322,6 +322,56 @@ fn session_deadline_is_an_etcd_choice() {
     );
 }
 
+/// Bully and the lease leader serve no register: Raft's read and client knobs are an error
+/// with them, each one's own knobs an error with the others.
+#[test]
+fn each_election_algorithm_refuses_the_others_knobs() {
+    let base = "name = \"x\"\nduration_ms = 6000\n\n[protocol]\nkind = \"election\"\n";
+    for knob in ["clients = 1", "read = \"lease\"", "check_quorum = false"] {
+        let key = knob.split(' ').next().unwrap();
+        rejects(
+            "bully-raft-knob.toml",
+            &format!("{base}algorithm = \"bully\"\n{knob}\n"),
+            &[
+                &format!("key `protocol.{key}`"),
+                "only Raft (bully elects a coordinator and serves no register) reads this knob",
+            ],
+        );
+    }
+    rejects(
+        "raft-answer-timeout.toml",
+        &format!("{base}answer_timeout_ms = 50\n"),
+        &[
+            "key `protocol.answer_timeout_ms`",
+            "only algorithm = \"bully\" reads this knob",
+        ],
+    );
+    rejects(
+        "lease-raft-knob.toml",
+        &format!("{base}algorithm = \"lease\"\nlease_ms = 500\n"),
+        &[
+            "key `protocol.lease_ms`",
+            "only Raft (a leader on a lease serves no register) reads this knob",
+        ],
+    );
+    rejects(
+        "bully-stop.toml",
+        &format!("{base}algorithm = \"bully\"\nstop = \"real\"\n"),
+        &["key `protocol.stop`", "only algorithm = \"lease\" reads this knob"],
+    );
+    rejects(
+        "lease-stop-value.toml",
+        &format!("{base}algorithm = \"lease\"\nstop = \"soft\"\n"),
+        &["key `protocol.stop`", "\"real\", \"role_only\""],
+    );
+    let path = write(
+        "bully-ok.toml",
+        &format!("{base}algorithm = \"bully\"\nanswer_timeout_ms = 50\n"),
+    );
+    let o = common::locksim(&["run", path.to_str().unwrap(), "--timeline", "none"]);
+    assert_ne!(o.status.code(), Some(2), "{}", common::stderr(&o));
+}
+
 #[test]
 fn bad_traces_and_arguments_exit_2() {
     let not_json = write("not-a-trace.json", "{ nope");

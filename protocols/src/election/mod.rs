@@ -1,23 +1,33 @@
-//! Leader election (`kind = "election"`, seed 004 section 9.5): `servers` Raft servers
-//! `server-<i>` replicate a register that `clients` clients `client-<i>` read and write
-//! through the leader, and the leader acts on an external `resource` every `act_every_ms`,
-//! fenced by term or not. Knobs choose how reads are served (ReadIndex, or a leader lease),
-//! CheckQuorum on or off, and the resource's fence.
+//! Leader election (`kind = "election"`, seed 004 section 9.5): `servers` servers
+//! `server-<i>` elect a leader, which acts on an external `resource` every `act_every_ms`,
+//! fenced by term or not. With `algorithm = "raft"` they replicate a register that `clients`
+//! clients `client-<i>` read and write through the leader; knobs choose how reads are served
+//! (ReadIndex, or a leader lease) and CheckQuorum on or off. With `algorithm = "bully"` they
+//! only elect a coordinator (bully replicates nothing, so there are no clients); with
+//! `algorithm = "lease"` the leader is whoever holds a TTL key in a `store` (no clients
+//! either), and `stop` says whether stepping down stops its writes or only its role.
 //!
 //! Raft here is the paper's (terms, one vote per term, majorities, the log restriction, the
-//! commit rule for the leader's own term) with etcd's CheckQuorum; bully and a leader on an
-//! external lease (9.5.1, 9.5.3) are not modelled.
+//! commit rule for the leader's own term) with etcd's CheckQuorum; bully is 9.5.1's, with a
+//! coordinator epoch in place of a term (`bully.rs`); the lease leader is 9.5.3's, its key's
+//! epoch as its term (`lease.rs`, `store.rs`).
 
+pub mod bully;
 pub mod check;
 pub mod client;
+pub mod lease;
 pub mod msg;
 pub mod obs;
+mod parse;
 pub mod resource;
 pub mod server;
+pub mod store;
 
+use bully::{Bully, BullyConfig};
+use lease::{Candidate, LeaseConfig};
 use locksim_sim::{Ctx, Node, NodeId, NodeSetup, Recording, TimerTag};
+use store::Store;
 
-use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS};
 use crate::layout::{Layout, Role};
 use crate::outcome::Outcome;
 use crate::protocol::{Protocol, ProtocolSpec};
@@ -34,11 +44,24 @@ const MAX_SERVERS: u64 = 63;
 
 pub static SPEC: ProtocolSpec = ProtocolSpec {
     kind: "election",
-    summary: "Raft servers electing a leader (terms, majority votes, the log restriction) that serves a register by ReadIndex or a leader lease, with CheckQuorum on or off, and acts on an external resource fenced by term or not",
+    summary: "servers electing a leader — Raft (terms, majority votes, the log restriction) serving a register by ReadIndex or a leader lease, with CheckQuorum on or off, bully (highest id wins), or a holder of a TTL key in a lock service — that acts on an external resource fenced by term or not",
     parse: Election::parse,
     invariants: check::ELECTION_INVARIANTS,
-    protections: &["protocol.read", "protocol.check_quorum", "protocol.fencing"],
+    protections: &[
+        "protocol.read",
+        "protocol.check_quorum",
+        "protocol.fencing",
+        "protocol.stop",
+    ],
 };
+
+/// Which election the servers run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    Raft,
+    Bully(BullyConfig),
+    Lease(LeaseConfig),
+}
 
 /// How the leader serves reads.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -71,6 +94,7 @@ pub struct RaftConfig {
 /// `kind = "election"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Election {
+    pub algorithm: Algorithm,
     pub servers: u32,
     pub clients: u32,
     pub raft: RaftConfig,
@@ -80,120 +104,16 @@ pub struct Election {
 }
 
 impl Election {
-    pub fn parse(k: &mut Knobs) -> Result<Box<dyn Protocol>, KnobError> {
-        let servers = k.uint(
-            "servers",
-            3,
-            1,
-            MAX_SERVERS,
-            "Raft servers server-0..; server-0 leads term 1",
-        )?;
-        let clients = k.uint("clients", 2, 0, MAX_CLIENTS, "register clients client-0..")?;
-        let election_ns = k.millis(
-            "election_timeout_ms",
-            1_000,
-            2,
-            HOUR_MS,
-            "a follower that hears no leader for this long (at least) campaigns",
-        )?;
-        let spread = k.choice(
-            "election_spread",
-            &[("random", Spread::Random), ("ranked", Spread::Ranked)],
-            Spread::Random,
-            "election timeouts uniform in [e, 2e) as Raft draws them, or server-i waiting e + i x e/20 so the first to campaign is known",
-        )?;
-        let heartbeat_ns = k.millis(
-            "heartbeat_ms",
-            100,
-            1,
-            HOUR_MS,
-            "the leader's AppendEntries round interval",
-        )?;
-        let read = k.choice(
-            "read",
-            &[("read-index", ReadMode::ReadIndex), ("lease", ReadMode::Lease)],
-            ReadMode::ReadIndex,
-            "reads confirmed by a majority round (ReadIndex), or served from a leader lease",
-        )?;
-        let lease_ns = k.millis(
-            "lease_ms",
-            900,
-            1,
-            HOUR_MS,
-            "a lease read's lease, from the send time of a round a majority acknowledged; safe only if lease + max clock drift < election_timeout_ms",
-        )?;
-        let check_quorum = k.bool(
-            "check_quorum",
-            true,
-            "a leader that heard no majority for an election timeout steps down, and a follower that heard its leader ignores votes (etcd's CheckQuorum)",
-        )?;
-        let act_every_ns = k.millis(
-            "act_every_ms",
-            200,
-            1,
-            HOUR_MS,
-            "the leader writes to the resource this often",
-        )?;
-        let fenced = k.choice(
-            "fencing",
-            &[("term", true), ("none", false)],
-            true,
-            "the resource refuses a write of a term older than one it accepted, or accepts every write",
-        )?;
-        let think_ns = k.millis("think_ms", 20, 1, HOUR_MS, "a client's pause between operations")?;
-        let request_timeout_ns = k.millis(
-            "request_timeout_ms",
-            500,
-            1,
-            HOUR_MS,
-            "a client gives an operation up (outcome unknown) after this long",
-        )?;
-        let read_percent = k.uint(
-            "read_percent",
-            50,
-            0,
-            100,
-            "the share of operations that are reads, in percent",
-        )?;
-        let readers = k.uint(
-            "readers",
-            0,
-            0,
-            MAX_CLIENTS,
-            "how many of the clients (the last ones) only read",
-        )?;
-        if readers > clients {
-            return Err(k.error("readers", format!("{readers} readers but only {clients} clients")));
-        }
-        Ok(Box::new(Election {
-            servers: servers as u32,
-            clients: clients as u32,
-            raft: RaftConfig {
-                election_ns,
-                spread,
-                heartbeat_ns,
-                read,
-                lease_ns,
-                check_quorum,
-                act_every_ns,
-            },
-            client: ClientConfig {
-                servers: servers as usize,
-                think_ns,
-                request_timeout_ns,
-                read_percent,
-            },
-            fenced,
-            readers: readers as u32,
-        }))
-    }
-
-    fn declare(&self) -> (Layout, Vec<NodeId>, Vec<NodeId>, NodeId) {
+    /// The store, when there is one, comes last: the other nodes keep the ids they have
+    /// without it.
+    fn declare(&self) -> (Layout, Vec<NodeId>, Vec<NodeId>, NodeId, Option<NodeId>) {
         let mut layout = Layout::default();
         let clients = layout.group("client", self.clients, Role::Client, CLIENT_EVENTS);
         let servers = layout.group("server", self.servers, Role::Server, SERVER_EVENTS);
         let resource = layout.one("resource", Role::Resource, RESOURCE_EVENTS);
-        (layout, clients, servers, resource)
+        let store =
+            matches!(self.algorithm, Algorithm::Lease(_)).then(|| layout.one("store", Role::Server, SERVER_EVENTS));
+        (layout, clients, servers, resource, store)
     }
 }
 
@@ -207,7 +127,7 @@ impl Protocol for Election {
     }
 
     fn run(&self, setting: Setting<'_>, seed: u64, recording: Recording<'_>) -> Outcome {
-        let (layout, clients, servers, resource) = self.declare();
+        let (layout, clients, servers, resource, store) = self.declare();
         let mut nodes = layout.setups(|n| setting.clock_of(n));
         for (i, &c) in clients.iter().enumerate() {
             let reader = i as u32 >= self.clients - self.readers;
@@ -217,12 +137,22 @@ impl Protocol for Election {
             );
         }
         for (i, &s) in servers.iter().enumerate() {
-            nodes.add(
-                s,
-                ElectNode::Server(Box::new(Server::new(self.raft, i, servers.clone(), resource))),
-            );
+            let node = match self.algorithm {
+                Algorithm::Raft => ElectNode::Server(Box::new(Server::new(self.raft, i, servers.clone(), resource))),
+                Algorithm::Bully(cfg) => ElectNode::Bully(Bully::new(cfg, i, servers.clone(), resource)),
+                Algorithm::Lease(cfg) => ElectNode::Candidate(Candidate::new(
+                    cfg,
+                    i == 0,
+                    store.expect("declared with the lease"),
+                    resource,
+                )),
+            };
+            nodes.add(s, node);
         }
         nodes.add(resource, ElectNode::Resource(Resource::new(self.fenced)));
+        if let (Some(store), Algorithm::Lease(cfg)) = (store, self.algorithm) {
+            nodes.add(store, ElectNode::Store(Store::new(cfg.ttl_ns)));
+        }
         let nodes: Vec<NodeSetup<ElectNode>> = nodes.finish();
         run_world(nodes, setting, seed, recording, check::ElectionJudge::default())
     }
@@ -233,6 +163,9 @@ pub enum ElectNode {
     Client(Client),
     /// Boxed: a server's state is three times a client's.
     Server(Box<Server>),
+    Bully(Bully),
+    Candidate(Candidate),
+    Store(Store),
     Resource(Resource),
 }
 
@@ -246,7 +179,9 @@ impl Node for ElectNode {
         match self {
             ElectNode::Client(n) => n.on_start(ctx),
             ElectNode::Server(n) => n.on_start(ctx),
-            ElectNode::Resource(_) => {}
+            ElectNode::Bully(n) => n.on_start(ctx),
+            ElectNode::Candidate(n) => n.on_start(ctx),
+            ElectNode::Store(_) | ElectNode::Resource(_) => {}
         }
     }
 
@@ -254,6 +189,9 @@ impl Node for ElectNode {
         match self {
             ElectNode::Client(n) => n.on_msg(ctx, msg),
             ElectNode::Server(n) => n.on_msg(ctx, from, msg),
+            ElectNode::Bully(n) => n.on_msg(ctx, from, msg),
+            ElectNode::Candidate(n) => n.on_msg(ctx, from, msg),
+            ElectNode::Store(n) => n.on_msg(ctx, from, msg),
             ElectNode::Resource(n) => n.on_msg(ctx, from, msg),
         }
     }
@@ -262,16 +200,22 @@ impl Node for ElectNode {
         match self {
             ElectNode::Client(n) => n.on_timer(ctx, tag),
             ElectNode::Server(n) => n.on_timer(ctx, tag),
-            ElectNode::Resource(_) => {}
+            ElectNode::Bully(n) => n.on_timer(ctx, tag),
+            ElectNode::Candidate(n) => n.on_timer(ctx, tag),
+            ElectNode::Store(_) | ElectNode::Resource(_) => {}
         }
     }
 
-    /// A client forgets its operation; a server keeps its term, vote and log; the resource
-    /// keeps what it accepted.
+    /// A client forgets its operation; a server keeps its term, vote and log (a bully node its
+    /// epoch; a lease candidate nothing); the store loses its key but not its epoch; the
+    /// resource keeps what it accepted.
     fn on_crash(&mut self, ctx: &mut ElectCtx<'_>) {
         match self {
             ElectNode::Client(n) => n.on_crash(),
             ElectNode::Server(n) => n.on_crash(ctx),
+            ElectNode::Bully(n) => n.on_crash(ctx),
+            ElectNode::Candidate(n) => n.on_crash(ctx),
+            ElectNode::Store(n) => n.on_crash(),
             ElectNode::Resource(_) => {}
         }
     }

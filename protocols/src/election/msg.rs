@@ -1,7 +1,7 @@
 //! The election world's wire: Raft's RequestVote and AppendEntries (Ongaro & Ousterhout, "In
 //! Search of an Understandable Consensus Algorithm", figure 2) between servers, a register's
-//! reads and writes between clients and servers, and the leader's writes to the external
-//! resource.
+//! reads and writes between clients and servers, the bully algorithm's ELECTION, OK and
+//! COORDINATOR (seed 004, 9.5.1), and the leader's writes to the external resource.
 
 use std::fmt;
 
@@ -65,6 +65,32 @@ pub enum Msg {
         req: u64,
         hint: Option<usize>,
     },
+    /// Bully: "I am electing; are you, a higher id, alive?" Every bully message carries the
+    /// sender's coordinator epoch, so a coordinator learns when a newer one was announced.
+    Election {
+        epoch: u64,
+    },
+    /// Bully's OK: a higher id is alive and takes the election over.
+    Answer {
+        epoch: u64,
+    },
+    /// Bully: the sender is coordinator of `epoch` (announced on winning, then repeated every
+    /// heartbeat as its sign of life).
+    Coordinator {
+        epoch: u64,
+    },
+    /// A leader on an external lease: a candidate asks the store for the key.
+    KeyAcquire,
+    /// The key's holder renews its lease of `epoch`.
+    KeyRenew {
+        epoch: u64,
+    },
+    /// The key is the asker's, as `epoch`, for the store's TTL from now.
+    KeyGranted {
+        epoch: u64,
+    },
+    /// Held by another, or (a renewal) no longer the asker's.
+    KeyRefused,
     /// The leader's write to the external resource, carrying its term (the epoch a fenced
     /// resource checks).
     Act {
@@ -111,6 +137,13 @@ impl fmt::Display for Msg {
             Msg::Reply { value: None, .. } => f.write_str("-> nil"),
             Msg::NotLeader { hint: Some(h), .. } => write!(f, "not leader (try server-{h})"),
             Msg::NotLeader { hint: None, .. } => f.write_str("not leader"),
+            Msg::Election { epoch } => write!(f, "ELECTION (epoch {epoch})"),
+            Msg::Answer { epoch } => write!(f, "OK (epoch {epoch})"),
+            Msg::Coordinator { epoch } => write!(f, "COORDINATOR of epoch {epoch}"),
+            Msg::KeyAcquire => f.write_str("ACQUIRE the leader key"),
+            Msg::KeyRenew { epoch } => write!(f, "RENEW the leader key (epoch {epoch})"),
+            Msg::KeyGranted { epoch } => write!(f, "key granted (epoch {epoch})"),
+            Msg::KeyRefused => f.write_str("key refused"),
             Msg::Act { term, seq } => write!(f, "ACT #{seq} as leader of term {term}"),
         }
     }
