@@ -460,3 +460,47 @@ fn a_name_that_is_not_a_plain_file_name() {
         );
     }
 }
+
+#[test]
+fn postgres_lease_and_refund_knobs_name_the_key_and_the_reason() {
+    let cases = [
+        (
+            "postgres-lease",
+            "guard = \"later\"",
+            "protocol.guard",
+            "unknown value \"later\"",
+        ),
+        (
+            "postgres-lease",
+            "idle_in_transaction_session_timeout_ms = -5",
+            "protocol.idle_in_transaction_session_timeout_ms",
+            "must be between 0 and 3600000 (got -5)",
+        ),
+        (
+            "refund",
+            "ledger_fence = \"loose\"",
+            "protocol.ledger_fence",
+            "unknown value \"loose\"",
+        ),
+        (
+            "refund",
+            "idempotency_key = \"yes\"",
+            "protocol.idempotency_key",
+            "must be true or false",
+        ),
+        (
+            "refund",
+            "retry_ms = 0",
+            "protocol.retry_ms",
+            "must be between 1 and 3600000 (got 0)",
+        ),
+    ];
+    for (kind, knob, key, reason) in cases {
+        let key = format!("key `{key}`");
+        rejects(
+            "pg-refund-knob.toml",
+            &format!("name = \"x\"\nduration_ms = 60000\n\n[protocol]\nkind = \"{kind}\"\n{knob}\n"),
+            &[&key, reason],
+        );
+    }
+}
