@@ -75,7 +75,7 @@ pub(super) fn run(
     match (view, format) {
         (Some(view), _) => out(&view.render(
             events.as_deref().unwrap_or_default(),
-            &Cast::of(&loaded.scenario),
+            &Cast::of(&loaded.scenario).seeded(result.seed),
             &Marks::from_verdicts(&result.outcome.verdicts),
         )),
         (None, Format::Text) => out(&render_run(&result, &lines)),

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use locksim_sim::{Status, Verdict};
 use serde_json::Value;
 
+mod caption;
 mod cast;
 mod diagram;
 pub mod lanes;
@@ -26,6 +27,7 @@ pub mod svg;
 #[cfg(test)]
 mod test_events;
 
+pub use caption::Caption;
 pub use cast::Cast;
 pub use lanes::lanes;
 pub(crate) use life::changes_life;

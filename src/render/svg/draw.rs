@@ -14,7 +14,7 @@ use crate::render::secs;
 
 /// The document: lifelines under everything, then header and footer boxes, the rows, the
 /// legend.
-pub(super) fn draw(names: &[&str], layout: &Layout) -> String {
+pub(super) fn draw(names: &[&str], layout: &Layout, title: &str) -> String {
     let width = layout.right + MARGIN;
     let foot_y = layout.end + GAP;
     let (legend, legend_h) = legend(width, foot_y + HEAD_H + 2 * GAP);
@@ -23,7 +23,8 @@ pub(super) fn draw(names: &[&str], layout: &Layout) -> String {
         "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n\
          <svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{width}\" height=\"{height}\" \
          viewBox=\"0 0 {width} {height}\" font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" \
-         font-size=\"12\">\n<title>locksim sequence diagram</title>\n"
+         font-size=\"12\">\n<title>{}</title>\n",
+        escape(title)
     );
     out.push_str(DEFS);
     out.push_str(&format!(

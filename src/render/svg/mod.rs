@@ -62,7 +62,7 @@ const BAND: &str = "rgb(229, 229, 229)";
 pub fn svg(events: &[TraceEvent], cast: &Cast, marks: &Marks) -> String {
     let names = nodes(events);
     let layout = layout(events, marks, &names, cast.lock_servers());
-    draw(&names, &layout)
+    draw(&names, &layout, &cast.caption().title())
 }
 
 /// `text` as XML character data or attribute value: the five markup characters as entities,
