@@ -19,6 +19,7 @@ mod cast;
 mod diagram;
 pub mod lanes;
 mod life;
+mod look;
 pub mod mermaid;
 mod mermaid_text;
 mod messages;

@@ -4,12 +4,12 @@
 
 use locksim_sim::trace::TraceEvent;
 
-use super::look::{Look, look};
 use super::{ARROW_H, BAND_H, COLUMN, GAP, HEAD_H, LINE, MARGIN, PAD, centre, fit, text_width};
 use crate::render::diagram::{
     Emphasis, Item, arrow_label, describe, drawn_as_arrow, emphasis, fold_text, items, local_clocks, network_nodes,
 };
 use crate::render::life::{Life, Lives};
+use crate::render::look::{Look, look};
 use crate::render::messages::{Arrow, Fate};
 use crate::render::{Marks, NETWORK, secs};
 

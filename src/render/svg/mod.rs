@@ -20,6 +20,7 @@
 use locksim_sim::trace::TraceEvent;
 
 use super::cast::Cast;
+use super::look::{ALARM, PAUSED};
 use super::{Marks, nodes};
 
 mod draw;
@@ -53,9 +54,7 @@ const BAND_H: i32 = 22;
 const INK: &str = "rgb(34, 34, 34)";
 const QUIET: &str = "rgb(102, 102, 102)";
 const LIFELINE: &str = "rgb(153, 153, 153)";
-const ALARM: &str = "rgb(204, 0, 0)";
 const DROPPED: &str = "rgb(185, 28, 28)";
-const PAUSED: &str = "rgb(37, 99, 235)";
 const BAND: &str = "rgb(229, 229, 229)";
 
 /// The SVG diagram of `events` of a run with `cast`, violations marked.
