@@ -46,6 +46,11 @@ fn explore_lines(out: &mut String) {
     for kind in FaultKind::ALL {
         let limit = match kind {
             FaultKind::Failover => "(no limit: a failover has no magnitude)".to_string(),
+            FaultKind::Partition => format!(
+                "{} (default {}), bridge = true|false (default false; true: half the cuts leave one node hearing both sides)",
+                kind.max_key(),
+                kind.default_max()
+            ),
             _ => format!("{} (default {})", kind.max_key(), kind.default_max()),
         };
         out.push_str(&format!("    {:<11} {limit}\n", kind.name()));

@@ -259,6 +259,16 @@ fn explore_limits_are_checked_like_faults() {
             "reads no clock",
         ),
         ("twice.toml", "", "\"pause\" is listed twice"),
+        (
+            "pause-bridge.toml",
+            "[explore.pause]\nbridge = true\n",
+            "explore.pause.bridge`: unknown key",
+        ),
+        (
+            "bridge-string.toml",
+            "[explore.partition]\nbridge = \"yes\"\n",
+            "explore.partition.bridge",
+        ),
     ];
     for (name, extra, needle) in cases {
         let body = if extra.is_empty() {

@@ -190,6 +190,10 @@ fn list_has_every_key_a_scenario_file_uses() {
         "{explore_block}"
     );
     assert!(
+        explore_block.contains("partition   max_ms (default 20000), bridge = true|false"),
+        "the partition's bridge key:\n{explore_block}"
+    );
+    assert!(
         list.contains("one_way (default false; true drops only what the first group sends to the others, while they still reach it)"),
         "one_way's direction:\n{list}"
     );

@@ -211,3 +211,52 @@ fn a_run_that_stalls_is_an_error_not_an_empty_verdict_list() {
     let stop = locksim::check(&scenario, &Plan::of(&scenario), 1).expect_err("the run stalls");
     assert!(matches!(stop, locksim::Stop::Stalled { .. }), "{stop}");
 }
+
+/// The partitions of `plan` that leave a node out of both sides (bridges), each checked to keep
+/// both sides and to leave out exactly one node, not the struck one (listed first).
+fn bridges(plan: &Plan, nodes: usize) -> usize {
+    let mut bridges = 0;
+    for entry in &plan.faults {
+        if let FaultAction::Partition { groups, .. } = &entry.action {
+            let covered: usize = groups.iter().map(Vec::len).sum();
+            assert!(groups.iter().all(|g| !g.is_empty()), "{groups:?}");
+            assert!(covered + 1 >= nodes, "one node in the middle at most: {groups:?}");
+            bridges += usize::from(covered < nodes);
+        }
+    }
+    bridges
+}
+
+/// `[explore.partition] bridge = true` (Jepsen's bridge nemesis): explore's swarm and the
+/// proptest strategy both draw cuts that leave one node hearing both sides — and neither does
+/// without it, so a space without the key draws the plans it drew before.
+#[test]
+fn bridges_are_drawn_only_when_asked() {
+    let (scenario, mut space) = load(CHECKED_ONCE);
+    let nodes = scenario.protocol.layout().len();
+    let shape = PlanShape::of(&scenario);
+    let count = |space: &FaultSpace| {
+        let swarm: usize = (0..300)
+            .map(|seed| bridges(&locksim::explore::swarm::plan_for_seed(&scenario, space, seed), nodes))
+            .sum();
+        let drawn = std::sync::atomic::AtomicUsize::new(0);
+        TestRunner::new(config(300))
+            .run(&locksim::plans(&shape, space), |plan| {
+                drawn.fetch_add(bridges(&plan, nodes), std::sync::atomic::Ordering::Relaxed);
+                Ok(())
+            })
+            .expect("plans are drawn");
+        (swarm, drawn.into_inner())
+    };
+    assert_eq!(count(&space), (0, 0));
+    space
+        .kinds
+        .get_mut(&FaultKind::Partition)
+        .expect("partitions are on")
+        .bridge = true;
+    let (swarm, strategy) = count(&space);
+    assert!(
+        swarm > 0 && strategy > 0,
+        "bridges drawn: swarm {swarm}, strategy {strategy}"
+    );
+}

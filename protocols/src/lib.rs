@@ -12,6 +12,7 @@ pub mod lock;
 pub mod outcome;
 pub mod postgres_lease;
 pub mod protocol;
+pub mod raft_vote;
 pub mod redis;
 pub mod redlock;
 pub mod refund;

@@ -32,7 +32,7 @@ use std::ops::RangeInclusive;
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use proptest::sample::select;
+use proptest::sample::{Index, select};
 use proptest::strategy::{BoxedStrategy, Just, Union};
 
 use locksim_protocols::Role;
@@ -42,6 +42,7 @@ use locksim_sim::{FaultAction, FaultEntry, NodeId, Trigger};
 
 use super::plan::Plan;
 use super::shape::{PlanShape, ShapeNode};
+use super::swarm;
 use crate::fault_space::{FaultKind, FaultSpace};
 
 /// One generated entry: a fault, or a node's clock rate for the whole run.
@@ -93,7 +94,7 @@ fn entries(shape: &PlanShape, space: &FaultSpace) -> BoxedStrategy<Entry> {
         let per_node: Vec<BoxedStrategy<Entry>> = limits
             .nodes
             .iter()
-            .filter_map(|&node| entry(shape, kind, node, limits.max))
+            .filter_map(|&node| entry(shape, kind, node, limits.max, limits.bridge))
             .collect();
         if !per_node.is_empty() {
             kinds.push(Union::new(per_node).boxed());
@@ -121,7 +122,7 @@ fn signed(negative: bool, magnitude: u64) -> i64 {
 
 /// Entries of `kind` striking `node`, at most `max` hard; `None` where the kind cannot strike
 /// it (a partition or a delay needs a second node).
-fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<BoxedStrategy<Entry>> {
+fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64, bridge: bool) -> Option<BoxedStrategy<Entry>> {
     let trigger = trigger(shape, node);
     let magnitude = 1..=max.max(1);
     let others: Vec<NodeId> = (0..shape.nodes.len() as u32)
@@ -150,7 +151,7 @@ fn entry(shape: &PlanShape, kind: FaultKind, node: NodeId, max: u64) -> Option<B
             })
             .boxed(),
         FaultKind::Partition if others.is_empty() => return None,
-        FaultKind::Partition => partitions(trigger, node, others, magnitude),
+        FaultKind::Partition => partitions(trigger, node, others, magnitude, bridge),
         FaultKind::ClockJump => (trigger, any::<bool>(), magnitude)
             .prop_map(move |(t, back, ms)| {
                 let action = FaultAction::ClockJump {
@@ -192,10 +193,18 @@ fn partitions(
     node: NodeId,
     others: Vec<NodeId>,
     magnitude: RangeInclusive<u64>,
+    bridge: bool,
 ) -> BoxedStrategy<Entry> {
     let joins = vec(proptest::bool::weighted(0.25), others.len());
-    (trigger, joins, proptest::bool::weighted(0.2), magnitude)
-        .prop_map(move |(t, joins, one_way, ms)| {
+    // Without bridges no value is drawn for one, so the plans are those drawn before bridges.
+    let middle = match bridge {
+        true => (any::<bool>(), any::<Index>())
+            .prop_map(|(on, i)| on.then_some(i))
+            .boxed(),
+        false => Just(None).boxed(),
+    };
+    (trigger, joins, proptest::bool::weighted(0.2), magnitude, middle)
+        .prop_map(move |(t, joins, one_way, ms, middle)| {
             let mut side = vec![node];
             let mut rest = Vec::new();
             for (&other, join) in others.iter().zip(joins) {
@@ -204,8 +213,15 @@ fn partitions(
             if rest.is_empty() {
                 rest.push(side.pop().expect("two nodes at least"));
             }
+            let mut groups = vec![side, rest];
+            let middles = swarm::middles(&groups, node);
+            if let Some(middle) = middle
+                && !middles.is_empty()
+            {
+                swarm::bridge(&mut groups, *middle.get(&middles));
+            }
             let action = FaultAction::Partition {
-                groups: vec![side, rest],
+                groups,
                 one_way,
                 heal_after_ns: Some(ns(ms)),
             };

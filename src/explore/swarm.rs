@@ -48,7 +48,16 @@ pub fn drawn_plan(s: &Scenario, space: &FaultSpace, seed: u64) -> (Plan, BTreeSe
         }
         let trigger = trigger(&mut rng, &layout, node, duration_ms);
         let magnitude_ms = uniform(&mut rng, 1, intensity);
-        let action = action(&mut rng, kind, node, intensity, magnitude_ms, layout.len() as u32);
+        let mut action = action(&mut rng, kind, node, intensity, magnitude_ms, layout.len() as u32);
+        if limits.bridge
+            && let FaultAction::Partition { groups, .. } = &mut action
+            && uniform(&mut rng, 0, 1) == 1
+        {
+            let middles = middles(groups, node);
+            if !middles.is_empty() {
+                bridge(groups, pick(&mut rng, &middles));
+            }
+        }
         plan.faults.push(FaultEntry { trigger, action });
     }
     (plan, drawn)
@@ -141,6 +150,26 @@ fn cut(rng: &mut ChaCha8Rng, node: NodeId, nodes: u32) -> Vec<Vec<NodeId>> {
         rest.push(side.pop().expect("two nodes at least"));
     }
     vec![side, rest]
+}
+
+/// The nodes a bridge over `groups` may keep in the middle: any but the struck node whose side
+/// keeps another node without it (a cut with an empty side cuts nothing).
+pub(super) fn middles(groups: &[Vec<NodeId>], struck: NodeId) -> Vec<NodeId> {
+    groups
+        .iter()
+        .filter(|g| g.len() > 1)
+        .flatten()
+        .copied()
+        .filter(|n| *n != struck)
+        .collect()
+}
+
+/// Makes the cut a bridge (Jepsen's `bridge` nemesis): `middle` leaves its side, so it hears
+/// both while they do not hear each other.
+pub(super) fn bridge(groups: &mut [Vec<NodeId>], middle: NodeId) {
+    for group in groups {
+        group.retain(|n| *n != middle);
+    }
 }
 
 /// Half the entries fire at a true time, half right after an event of the struck node (or, for

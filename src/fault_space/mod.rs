@@ -10,6 +10,8 @@
 //! [explore.pause]
 //! nodes = ["client-0"]              # an array, each node one the kind can strike
 //! max_ms = 20000                    # drift and loss: max_ppm; failover has no magnitude
+//! [explore.partition]
+//! bridge = true                     # half the cuts leave one node hearing both sides
 //! [explore.fix.protocol]            # not read here: the bug catalogue's fixed twin
 //! deadline_check = "before_write"
 //! ```
@@ -116,6 +118,11 @@ pub struct KindLimits {
     /// The largest duration (ms) — pause, downtime, cut, jump, extra latency, loss window —
     /// or, for drift and loss probability, the largest parts per million.
     pub max: u64,
+    /// Partitions only: whether half the cuts drawn are bridges, leaving one node connected
+    /// to both sides (Jepsen's `bridge` nemesis). A partial partition is what a follower
+    /// that still hears its leader while voting for a challenger needs, which no clean cut
+    /// into two sides can make.
+    pub bridge: bool,
 }
 
 /// A scenario's fault space.
@@ -204,6 +211,7 @@ impl FaultSpace {
                         KindLimits {
                             nodes,
                             max: kind.default_max(),
+                            bridge: false,
                         },
                     )
                 })

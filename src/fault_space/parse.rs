@@ -99,6 +99,7 @@ fn chosen_kinds(k: &mut Knobs, targets: &Targets) -> Result<Option<BTreeMap<Faul
             KindLimits {
                 nodes,
                 max: kind.default_max(),
+                bridge: false,
             },
         );
     }
@@ -136,6 +137,13 @@ fn read_limits(
 ) -> Result<(), KnobError> {
     if let Some(nodes) = read_nodes(kk, kind, targets, resolve)? {
         limits.nodes = nodes;
+    }
+    if kind == FaultKind::Partition {
+        limits.bridge = kk.bool(
+            "bridge",
+            false,
+            "half the partitions drawn are bridges: one node of either side (not the struck one) stays connected to both (Jepsen's bridge nemesis)",
+        )?;
     }
     if kind == FaultKind::Failover {
         if kk.has("max_ms") {

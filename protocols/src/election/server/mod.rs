@@ -18,6 +18,7 @@ use locksim_sim::{Ctx, NodeId, TimerTag};
 use super::msg::{Entry, Msg};
 use super::obs::ElectObs;
 use super::{RaftConfig, ReadMode};
+use crate::raft_vote::Tally;
 
 pub(super) const ELECTION: TimerTag = 0;
 pub(super) const HEARTBEAT: TimerTag = 1;
@@ -58,7 +59,7 @@ pub struct Server {
     commit: u64,
     applied: u64,
     value: Option<u64>,
-    votes: u64,
+    votes: Tally,
     /// Monotonic time this follower last heard its leader (CheckQuorum's leader lease).
     heard_leader_ns: Option<u64>,
     // Leader only.
@@ -92,7 +93,7 @@ impl Server {
             commit: 0,
             applied: 0,
             value: None,
-            votes: 0,
+            votes: Tally::default(),
             heard_leader_ns: None,
             next: vec![1; n],
             matched: vec![0; n],

@@ -13,6 +13,7 @@ use super::{ACT, CHECK_QUORUM, ELECTION, HEARTBEAT, Role, Server, ServerCtx};
 use crate::election::Spread;
 use crate::election::msg::{Entry, Msg};
 use crate::election::obs::ElectObs;
+use crate::raft_vote::{LastEntry, Tally, Voter};
 
 impl Server {
     /// Raft's randomised timeout in [e, 2e), or, `ranked`, e plus a twentieth of e per rank,
@@ -63,7 +64,7 @@ impl Server {
         self.role = Role::Candidate;
         self.term += 1;
         self.voted_for = Some(self.me);
-        self.votes = 1 << self.me;
+        self.votes = Tally::own(self.me);
         self.leader = None;
         self.reset_election(ctx);
         if self.majority() == 1 {
@@ -104,11 +105,14 @@ impl Server {
         if term > self.term {
             self.become_follower(ctx, term, None, "saw a higher term");
         }
-        let up_to_date = (last_term, last_index) >= (self.term_at(self.last_index()), self.last_index());
-        let granted = term == self.term
-            && self.role == Role::Follower
-            && self.voted_for.is_none_or(|v| v == candidate)
-            && up_to_date;
+        let granted = self.voter().grants(
+            candidate,
+            term,
+            LastEntry {
+                term: last_term,
+                index: last_index,
+            },
+        );
         if granted {
             self.voted_for = Some(candidate);
             self.reset_election(ctx);
@@ -127,11 +131,21 @@ impl Server {
             return self.become_follower(ctx, term, None, "saw a higher term");
         }
         let Some(voter) = self.peer_index(from) else { return };
-        if self.role == Role::Candidate && term == self.term && granted {
-            self.votes |= 1 << voter;
-            if self.votes.count_ones() as usize >= self.majority() {
-                self.become_leader(ctx);
-            }
+        if self.role == Role::Candidate && term == self.term && granted && self.votes.add(voter, self.majority()) {
+            self.become_leader(ctx);
+        }
+    }
+
+    /// What RequestVote's rules read of this server.
+    fn voter(&self) -> Voter {
+        Voter {
+            term: self.term,
+            leading: self.role == Role::Leader,
+            voted_for: self.voted_for,
+            last: LastEntry {
+                term: self.term_at(self.last_index()),
+                index: self.last_index(),
+            },
         }
     }
 

@@ -10,6 +10,7 @@ use locksim_sim::rng::uniform;
 use super::lessor::Lessor;
 use super::{Commit, ELECTION, EtcdCtx, EtcdServer, HEARTBEAT, LESSOR, Role};
 use crate::etcd::msg::{Command, Msg};
+use crate::raft_vote::{LastEntry, Tally, Voter};
 
 impl EtcdServer {
     /// CheckQuorum (etcd runs Raft with it): a leader that has not heard from a majority for an
@@ -51,7 +52,7 @@ impl EtcdServer {
         self.role = Role::Candidate;
         self.term += 1;
         self.voted_for = Some(self.me);
-        self.votes = 1 << self.me;
+        self.votes = Tally::own(self.me);
         self.leader = None;
         self.reset_election(ctx);
         if self.majority() == 1 {
@@ -84,11 +85,23 @@ impl EtcdServer {
         if term > self.term {
             self.become_follower(ctx, term, None);
         }
-        let up_to_date = (last_term, last_index) >= (self.term_at(self.last_index()), self.last_index());
-        let granted = term == self.term
-            && self.role != Role::Leader
-            && self.voted_for.is_none_or(|v| v == candidate)
-            && up_to_date;
+        let voter = Voter {
+            term: self.term,
+            leading: self.role == Role::Leader,
+            voted_for: self.voted_for,
+            last: LastEntry {
+                term: self.term_at(self.last_index()),
+                index: self.last_index() as u64,
+            },
+        };
+        let granted = voter.grants(
+            candidate,
+            term,
+            LastEntry {
+                term: last_term,
+                index: last_index as u64,
+            },
+        );
         if granted {
             self.voted_for = Some(candidate);
             self.reset_election(ctx);
@@ -107,11 +120,8 @@ impl EtcdServer {
             return self.become_follower(ctx, term, None);
         }
         let Some(voter) = self.peer_index(from) else { return };
-        if self.role == Role::Candidate && term == self.term && granted {
-            self.votes |= 1 << voter;
-            if self.votes.count_ones() as usize >= self.majority() {
-                self.become_leader(ctx);
-            }
+        if self.role == Role::Candidate && term == self.term && granted && self.votes.add(voter, self.majority()) {
+            self.become_leader(ctx);
         }
     }
 

@@ -41,6 +41,7 @@ use serde::Serialize;
 use super::kv::Kv;
 use super::msg::{Answer, Command, Entry, Msg};
 use super::obs::EtcdObs;
+use crate::raft_vote::Tally;
 use lessor::Lessor;
 use lock_facts::LockFacts;
 use serve::Watch;
@@ -94,7 +95,7 @@ pub struct EtcdServer {
     commit: usize,
     applied: usize,
     kv: Kv,
-    votes: u32,
+    votes: Tally,
     next: Vec<usize>,
     matched: Vec<usize>,
     /// Log index -> the client waiting for that entry's answer (leader only).
@@ -130,7 +131,7 @@ impl EtcdServer {
             commit: 0,
             applied: 0,
             kv: Kv::default(),
-            votes: 0,
+            votes: Tally::default(),
             next: vec![1; n],
             matched: vec![0; n],
             pending: BTreeMap::new(),
