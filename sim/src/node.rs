@@ -26,6 +26,11 @@ pub trait Observation: Clone + fmt::Debug + Serialize {
     fn kind(&self) -> &'static str;
     /// One line for the timeline.
     fn describe(&self, names: &Names) -> String;
+    /// Appends [`Observation::describe`]'s line to `out`. A model with many facts may write it
+    /// in place, without a `String` per fact, for its trace lines; it must write the same text.
+    fn describe_into(&self, names: &Names, out: &mut String) {
+        out.push_str(&self.describe(names));
+    }
     /// How much a reader of the timeline needs it.
     fn salience(&self) -> Salience {
         Salience::Routine

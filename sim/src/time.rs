@@ -26,9 +26,19 @@ pub fn fmt_secs(t_ns: u64) -> String {
 
 /// Formats a signed local reading or duration as seconds with millisecond precision.
 pub fn fmt_signed_secs(ns: i64) -> String {
-    let sign = if ns < 0 { "-" } else { "" };
-    let ms = ns.unsigned_abs() / NS_PER_MS;
-    format!("{sign}{}.{:03} s", ms / 1000, ms % 1000)
+    SignedSecs(ns).to_string()
+}
+
+/// [`fmt_signed_secs`] as a format argument: a timeline line written into a trace formats it
+/// in place, with no `String` of its own.
+pub struct SignedSecs(pub i64);
+
+impl std::fmt::Display for SignedSecs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let ms = self.0.unsigned_abs() / NS_PER_MS;
+        write!(f, "{sign}{}.{:03} s", ms / 1000, ms % 1000)
+    }
 }
 
 /// Formats a duration in the unit a reader expects: `850 ms`, `15 s`, `1.5 s`.

@@ -39,7 +39,16 @@ pub enum DeleteCause {
 
 /// A lease value shown short: enough to match a client's line with a server's.
 pub fn short_lease(l: u64) -> String {
-    format!("{:04x}", l >> 48)
+    ShortLease(l).to_string()
+}
+
+/// [`short_lease`] as a format argument, written in place (a trace formats one per message).
+pub struct ShortLease(pub u64);
+
+impl std::fmt::Display for ShortLease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:04x}", self.0 >> 48)
+    }
 }
 
 /// One fact of the lock world.
@@ -293,7 +302,13 @@ impl Observation for LockObs {
     }
 
     fn describe(&self, names: &Names) -> String {
-        describe::line(self, names)
+        let mut line = String::new();
+        describe::write_line(self, names, &mut line);
+        line
+    }
+
+    fn describe_into(&self, names: &Names, out: &mut String) {
+        describe::write_line(self, names, out);
     }
 }
 

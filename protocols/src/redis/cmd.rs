@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::lock::obs::short_lease;
+use crate::lock::obs::ShortLease;
 
 /// The two keys the models use: the lock and the fencing counter.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -31,8 +31,8 @@ pub enum Value {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Value::Lease(l) => write!(f, "{}", short_lease(*l)),
-            Value::Int(i) => write!(f, "{i}"),
+            Value::Lease(l) => fmt::Display::fmt(&ShortLease(*l), f),
+            Value::Int(i) => fmt::Display::fmt(i, f),
         }
     }
 }

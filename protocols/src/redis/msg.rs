@@ -50,10 +50,10 @@ pub enum Msg {
 impl fmt::Display for Msg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Msg::Redis { cmd, .. } => write!(f, "{cmd}"),
-            Msg::RedisReply { reply, .. } => write!(f, "{reply}"),
-            Msg::Resource { op, .. } => write!(f, "{op}"),
-            Msg::ResourceReply { reply, .. } => write!(f, "{reply}"),
+            Msg::Redis { cmd, .. } => fmt::Display::fmt(cmd, f),
+            Msg::RedisReply { reply, .. } => fmt::Display::fmt(reply, f),
+            Msg::Resource { op, .. } => fmt::Display::fmt(op, f),
+            Msg::ResourceReply { reply, .. } => fmt::Display::fmt(reply, f),
             Msg::Replicate { key, entry: Some(e) } => write!(f, "REPLICATE {key} := {}", e.value),
             Msg::Replicate { key, entry: None } => write!(f, "REPLICATE DEL {key}"),
             Msg::SwitchMaster { .. } => f.write_str("+switch-master: the sender is the primary now"),

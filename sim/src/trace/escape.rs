@@ -10,47 +10,78 @@ pub(super) struct Escaped<'a>(pub(super) &'a mut String);
 
 impl Write for Escaped<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let bytes = s.as_bytes();
-        let (mut start, mut i) = (0, 0);
-        while i < bytes.len() {
-            if let Some(chunk) = bytes.get(i..i + 8)
-                && !needs_escape(u64::from_le_bytes(chunk.try_into().expect("eight bytes")))
-            {
-                i += 8;
-                continue;
-            }
-            let escape = match bytes[i] {
-                b'"' => "\\\"",
-                b'\\' => "\\\\",
-                b'\n' => "\\n",
-                b'\r' => "\\r",
-                b'\t' => "\\t",
-                0x08 => "\\b",
-                0x0c => "\\f",
-                c @ 0..0x20 => {
-                    const HEX: &[u8; 16] = b"0123456789abcdef";
-                    self.0.push_str(&s[start..i]);
-                    self.0.push_str("\\u00");
-                    self.0.push(char::from(HEX[usize::from(c >> 4)]));
-                    self.0.push(char::from(HEX[usize::from(c & 15)]));
-                    i += 1;
-                    start = i;
-                    continue;
-                }
-                _ => {
-                    i += 1;
-                    continue;
-                }
-            };
-            // The byte escaped is ASCII: both slices end on character boundaries.
-            self.0.push_str(&s[start..i]);
-            self.0.push_str(escape);
-            i += 1;
-            start = i;
-        }
-        self.0.push_str(&s[start..]);
+        push_escaped(self.0, s);
         Ok(())
     }
+}
+
+/// Escapes, in place, what `out` holds from byte `start` on: text formatted straight into the
+/// line (a message's `Display`, a timeline text) is written plain, then scanned once — almost
+/// never needing a change — instead of escaping each of the formatter's small pieces.
+pub(super) fn escape_tail(out: &mut String, start: usize) {
+    let Some(at) = first_escape(&out.as_bytes()[start..]) else {
+        return;
+    };
+    // The byte found is ASCII: the split falls on a character boundary.
+    let tail = out.split_off(start + at);
+    push_escaped(out, &tail);
+}
+
+/// Where the first byte of `bytes` that needs an escape lies, if any.
+fn first_escape(bytes: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        if needs_escape(u64::from_le_bytes(chunk.try_into().expect("eight bytes"))) {
+            break;
+        }
+        i += 8;
+    }
+    let rest = &bytes[i..];
+    if rest.len() < 8 {
+        // The last few bytes as one word too: the last eight of a longer text (some checked
+        // already), or a short one padded with spaces, which need no escape.
+        let word = match bytes.len().checked_sub(8) {
+            Some(last) => u64::from_le_bytes(bytes[last..].try_into().expect("eight bytes")),
+            None => rest
+                .iter()
+                .rev()
+                .fold(ONES * u64::from(b' '), |w, &c| (w << 8) | u64::from(c)),
+        };
+        if !needs_escape(word) {
+            return None;
+        }
+    }
+    rest.iter()
+        .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+        .map(|at| i + at)
+}
+
+/// Appends `s` to `out`, escaped.
+pub(super) fn push_escaped(out: &mut String, s: &str) {
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    while let Some(at) = first_escape(&bytes[start..]) {
+        let i = start + at;
+        // The byte escaped is ASCII: both slices end on character boundaries.
+        out.push_str(&s[start..i]);
+        match bytes[i] {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            c => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(c >> 4)]));
+                out.push(char::from(HEX[usize::from(c & 15)]));
+            }
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -82,15 +113,22 @@ mod tests {
             " ",
             "\t\r\u{8}\u{c}",
         ];
-        // Every piece at every offset of an eight-byte chunk, alone and in runs.
+        // Every piece at every offset of an eight-byte chunk, alone and in runs; and texts
+        // shorter than a chunk, checked as one padded word.
         for (n, a) in pieces.iter().enumerate() {
             for b in &pieces[n..] {
-                for pad in 0..9 {
-                    let text = format!("{}{a}{b}{}{a}", "x".repeat(pad), "y".repeat(8 - pad));
+                let short = (0..8).map(|pad| format!("{}{a}{b}", "x".repeat(pad)));
+                let long = (0..9).map(|pad| format!("{}{a}{b}{}{a}", "x".repeat(pad), "y".repeat(8 - pad)));
+                for text in short.chain(long) {
                     let mut out = String::new();
                     Escaped(&mut out).write_str(&text).unwrap();
                     let serde = serde_json::to_string(&text).unwrap();
                     assert_eq!(format!("\"{out}\""), serde, "{text:?}");
+                    // Escaped in place, after what the line held already.
+                    let mut line = format!("\"{pieces:?}\"{text}");
+                    let start = line.len() - text.len();
+                    escape_tail(&mut line, start);
+                    assert_eq!(line[start..], out, "{text:?}");
                 }
             }
         }

@@ -12,7 +12,8 @@ use crate::ids::{Names, NodeId};
 use crate::node::{Message, Observation, Salience};
 
 use super::erase::salience;
-use super::escape::Escaped;
+use super::escape::{Escaped, escape_tail, push_escaped};
+use super::fields::write_fields;
 use super::sorted::write_sorted;
 use super::text::{any_node, write_group, write_text};
 
@@ -46,20 +47,24 @@ impl LineWriter {
         w.uint(e.mono_ns);
         let msg = happening(&mut w, names, &e.what);
         let salience = salience(&e.what);
-        w.key_str(
-            "salience",
-            match salience {
-                Salience::Chatter => "chatter",
-                Salience::Routine => "routine",
-                Salience::Salient => "salient",
-            },
-        );
-        w.raw(",\"text\":\"");
+        w.raw(match salience {
+            Salience::Chatter => ",\"salience\":\"chatter\",\"text\":\"",
+            Salience::Routine => ",\"salience\":\"routine\",\"text\":\"",
+            Salience::Salient => ",\"salience\":\"salient\",\"text\":\"",
+        });
         match msg {
             // A message's text ends with the message, escaped already in its `msg` field:
             // copied, not formatted twice.
             Some(msg) => message_text(&mut w, names, &e.what, msg),
-            None => write_text(&mut Escaped(w.0), names, &e.what).expect("a String takes any text"),
+            None => {
+                let start = w.0.len();
+                match &e.what {
+                    // `write_text`'s line for an observation, written in place.
+                    What::Observe(o) => o.describe_into(names, w.0),
+                    what => write_text(w.0, names, what).expect("a String takes any text"),
+                }
+                escape_tail(w.0, start);
+            }
         }
         w.raw("\"}");
         (&self.buf, salience)
@@ -69,7 +74,7 @@ impl LineWriter {
 /// The timeline text of a message event (`write_text`'s, byte for byte), its message taken
 /// from the line where `msg` lies.
 fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: Range<usize>) {
-    let name = |w: &mut Json<'_>, n: &NodeId| Escaped(w.0).write_str(names.of(*n)).expect("a String takes any text");
+    let name = |w: &mut Json<'_>, n: &NodeId| push_escaped(w.0, names.of(*n));
     match what {
         What::Send { to, .. } => {
             w.raw("-> ");
@@ -216,10 +221,14 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
 }
 
 /// An observation: its event name as `kind`, then its fields in key order (as the JSON map
-/// of [`super::Observed`] gives them), serialized through `scratch`.
+/// of [`super::Observed`] gives them), serialized through `scratch`: a struct field by field,
+/// anything else whole and then sorted.
 fn observation<O: Observation>(w: &mut Json<'_>, o: &O) {
     w.kind(o.kind());
     let Json(line, scratch) = w;
+    if write_fields(o, line, scratch).is_ok() {
+        return;
+    }
     scratch.clear();
     serde_json::to_writer(&mut **scratch, o).expect("observations serialize");
     let json = std::str::from_utf8(scratch).expect("serde_json writes UTF-8");
@@ -241,53 +250,64 @@ fn observation<O: Observation>(w: &mut Json<'_>, o: &O) {
 /// JSON written into a line by hand, with a scratch buffer for observations.
 struct Json<'a>(&'a mut String, &'a mut Vec<u8>);
 
+// Inlined: the keys and punctuation are constants, copied without a call each.
 impl Json<'_> {
+    #[inline(always)]
     fn raw(&mut self, s: &str) {
         self.0.push_str(s);
     }
 
+    #[inline(always)]
     fn uint(&mut self, n: u64) {
         self.raw(itoa::Buffer::new().format(n));
     }
 
+    #[inline(always)]
     fn int(&mut self, n: i64) {
         self.raw(itoa::Buffer::new().format(n));
     }
 
     /// `,"key":` — every key this writer writes is plain ASCII, no escape needed.
+    #[inline(always)]
     fn key(&mut self, key: &str) {
         self.raw(",\"");
         self.raw(key);
         self.raw("\":");
     }
 
+    #[inline(always)]
     fn kind(&mut self, kind: &str) {
         self.key_str("kind", kind);
     }
 
+    #[inline(always)]
     fn key_str(&mut self, key: &str, value: &str) {
         self.key(key);
         self.raw("\"");
-        Escaped(self.0).write_str(value).expect("a String takes any text");
+        push_escaped(self.0, value);
         self.raw("\"");
     }
 
     /// Writes `value` as the string `key` names; returns where its escaped text lies.
+    #[inline(always)]
     fn key_display(&mut self, key: &str, value: &impl fmt::Display) -> Range<usize> {
         self.key(key);
         self.raw("\"");
         let start = self.0.len();
-        write!(Escaped(self.0), "{value}").expect("a String takes any text");
+        write!(self.0, "{value}").expect("a String takes any text");
+        escape_tail(self.0, start);
         let end = self.0.len();
         self.raw("\"");
         start..end
     }
 
+    #[inline(always)]
     fn key_uint(&mut self, key: &str, n: u64) {
         self.key(key);
         self.uint(n);
     }
 
+    #[inline(always)]
     fn key_bool(&mut self, key: &str, b: bool) {
         self.key(key);
         self.raw(if b { "true" } else { "false" });

@@ -10,6 +10,7 @@ use crate::node::Salience;
 
 mod erase;
 mod escape;
+mod fields;
 mod happening;
 mod line;
 mod sink;

@@ -12,34 +12,28 @@ pub(super) fn write_sorted(json: &str, at: usize, out: &mut String) -> usize {
     let b = json.as_bytes();
     match b[at] {
         b'{' => {
-            let mut members: Vec<(Cow<'_, str>, usize, usize)> = Vec::new();
+            // Members on the stack: an observation's object is small and its keys plain, and
+            // a heap list per object cost more than the sort.
+            let mut small = [("", 0); SMALL];
+            let mut n = 0;
             let mut i = at + 1;
             while b[i] != b'}' {
                 let key_end = string_end(b, i);
-                let value_end = value_end(b, key_end + 1);
-                members.push((key(&json[i..key_end]), i, value_end));
-                i = value_end;
+                let quoted = &json[i..key_end];
+                if n == SMALL || quoted.contains('\\') {
+                    return write_object(json, at, out);
+                }
+                small[n] = (&quoted[1..quoted.len() - 1], i);
+                n += 1;
+                i = value_end(b, key_end + 1);
                 if b[i] == b',' {
                     i += 1;
                 }
             }
+            let members = &mut small[..n];
             // Stable: of equal keys, the last one written is the last one kept.
-            members.sort_by(|x, y| x.0.cmp(&y.0));
-            out.push('{');
-            let mut first = true;
-            for (n, (key, start, _)) in members.iter().enumerate() {
-                if members.get(n + 1).is_some_and(|next| next.0 == *key) {
-                    continue;
-                }
-                if !first {
-                    out.push(',');
-                }
-                first = false;
-                let key_end = string_end(b, *start);
-                out.push_str(&json[*start..=key_end]);
-                write_sorted(json, key_end + 1, out);
-            }
-            out.push('}');
+            members.sort_by(|x, y| x.0.cmp(y.0));
+            write_members(json, members, out);
             i + 1
         }
         b'[' => {
@@ -63,6 +57,48 @@ pub(super) fn write_sorted(json: &str, at: usize, out: &mut String) -> usize {
             end
         }
     }
+}
+
+/// Members an object keeps on the stack; a larger one is sorted on the heap.
+const SMALL: usize = 16;
+
+/// [`write_sorted`] for an object with many members or an escaped key, its keys unescaped to
+/// be ordered.
+fn write_object(json: &str, at: usize, out: &mut String) -> usize {
+    let b = json.as_bytes();
+    let mut members: Vec<(Cow<'_, str>, usize)> = Vec::new();
+    let mut i = at + 1;
+    while b[i] != b'}' {
+        let key_end = string_end(b, i);
+        members.push((key(&json[i..key_end]), i));
+        i = value_end(b, key_end + 1);
+        if b[i] == b',' {
+            i += 1;
+        }
+    }
+    members.sort_by(|x, y| x.0.cmp(&y.0));
+    write_members(json, &members, out);
+    i + 1
+}
+
+/// Writes an object's `members` (each a key and where it starts), sorted already, skipping a
+/// key that the next member repeats.
+fn write_members<K: PartialEq>(json: &str, members: &[(K, usize)], out: &mut String) {
+    out.push('{');
+    let mut first = true;
+    for (n, (key, start)) in members.iter().enumerate() {
+        if members.get(n + 1).is_some_and(|next| next.0 == *key) {
+            continue;
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        let key_end = string_end(json.as_bytes(), *start);
+        out.push_str(&json[*start..=key_end]);
+        write_sorted(json, key_end + 1, out);
+    }
+    out.push('}');
 }
 
 /// A key as a map orders it: its text, unescaped (only a key with an escape needs the work).
@@ -130,6 +166,10 @@ mod tests {
             r#"{"k":1,"j":[],"k":2,"i":{}}"#,
             r#"{"event":"noted","zeta":18446744073709551615,"alpha":null}"#,
             r#"{}"#,
+            // Past the members kept on the stack, a repeated key among them; and an escaped
+            // key only in a nested object.
+            r#"{"q":1,"p":2,"o":3,"n":4,"m":5,"l":6,"k":7,"j":8,"i":9,"h":10,"g":11,"f":12,"e":13,"d":14,"c":15,"b":16,"a":17,"k":18}"#,
+            r#"{"z":{"b\"":1,"a":2},"y":[{"b":1,"a":{"d":1,"c":2}}]}"#,
         ] {
             let mut out = String::new();
             assert_eq!(write_sorted(json, 0, &mut out), json.len());

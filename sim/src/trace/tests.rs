@@ -20,6 +20,8 @@ enum Obs {
         within: Within,
         a: Vec<Within>,
     },
+    /// Not a struct: a map, whose keys are sorted the general way.
+    Mapped(std::collections::BTreeMap<&'static str, Within>),
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -33,6 +35,7 @@ impl Observation for Obs {
         match self {
             Obs::Noted { .. } => "noted",
             Obs::Checked { .. } => "checked",
+            Obs::Mapped(_) => "mapped",
         }
     }
 
@@ -103,6 +106,9 @@ fn history() -> History<&'static str, Obs> {
             within: Within { zz: -1, at: "\"q\"" },
             a: vec![Within { zz: 2, at: "" }],
         }),
+        What::Observe(Obs::Mapped(
+            [("z", Within { zz: 3, at: "y" }), ("b", Within { zz: 4, at: "x" })].into(),
+        )),
     ];
     let events = whats
         .into_iter()
@@ -174,6 +180,11 @@ fn the_line_writer_writes_the_serde_line_and_passes_the_same_event() {
         kept[17]
             .json
             .contains(r#""kind":"checked","a":[{"at":"","zz":2}],"event":"checked","within":{"at":"\"q\"","zz":-1},"#)
+    );
+    assert!(
+        kept[18]
+            .json
+            .contains(r#""kind":"mapped","b":{"at":"x","zz":4},"event":"mapped","z":{"at":"y","zz":3},"#)
     );
 }
 

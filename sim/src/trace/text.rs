@@ -23,7 +23,12 @@ pub(crate) fn write_text<M: Message, O: Observation>(
         What::Drop {
             from, to, msg, reason, ..
         } => write!(w, "message {} -> {} dropped ({reason:?}): {msg}", name(from), name(to)),
-        What::Timer { tag } => write!(w, "timer {tag} fires"),
+        // A quarter of a run's events: written without the formatter.
+        What::Timer { tag } => {
+            w.write_str("timer ")?;
+            w.write_str(itoa::Buffer::new().format(*tag))?;
+            w.write_str(" fires")
+        }
         What::Observe(o) => w.write_str(&o.describe(names)),
         What::Pause { duration_ns, suspend } => {
             if *suspend {

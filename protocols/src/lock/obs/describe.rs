@@ -1,30 +1,35 @@
 //! A lock fact as one line of the timeline: the words a reader of the Kleppmann/antirez
 //! stories sees, kept apart from the facts' definitions.
 
-use locksim_sim::time::fmt_signed_secs;
+use std::fmt::{self, Write};
+
+use locksim_sim::time::SignedSecs;
 use locksim_sim::{Names, NodeId};
 
-use super::{ClockKind, Deadline, DeleteCause, Expiry, LockObs, short_lease};
+use super::{ClockKind, Deadline, DeleteCause, Expiry, LockObs, ShortLease};
 
-/// What the timeline prints for `obs`.
-pub(super) fn line(obs: &LockObs, names: &Names) -> String {
-    match obs {
+/// Appends what the timeline prints for `obs` to `out`: in place, so a trace line takes it
+/// without a `String` per fact.
+pub(super) fn write_line(obs: &LockObs, names: &Names, out: &mut String) {
+    let written = match obs {
         LockObs::AcquireStarted { lease: l, attempt } => {
-            format!("tries to acquire (lease {}, attempt {attempt})", short_lease(*l))
+            write!(out, "tries to acquire (lease {}, attempt {attempt})", ShortLease(*l))
         }
-        LockObs::AcquireReplies { granted, answered } => format!(
+        LockObs::AcquireReplies { granted, answered } => write!(
+            out,
             "answers in: granted by {}, answered by {}",
-            server_set(*granted),
-            server_set(*answered)
+            ServerSet(*granted),
+            ServerSet(*answered)
         ),
         LockObs::AcquireFailed {
             lease: l,
             why,
             validity_ns,
-        } => format!(
+        } => write!(
+            out,
             "did not acquire (lease {}): {why} (validity {})",
-            short_lease(*l),
-            fmt_signed_secs(*validity_ns)
+            ShortLease(*l),
+            SignedSecs(*validity_ns)
         ),
         LockObs::Acquired {
             lease: l,
@@ -32,35 +37,39 @@ pub(super) fn line(obs: &LockObs, names: &Names) -> String {
             validity_ns,
             deadline_mono_ns,
             servers,
-        } => acquired(*l, *t, *validity_ns, deadline_mono_ns, *servers),
-        LockObs::ReadDone { value } => format!("read counter = {value}"),
+        } => acquired(out, *l, *t, *validity_ns, deadline_mono_ns, *servers),
+        LockObs::ReadDone { value } => write!(out, "read counter = {value}"),
         LockObs::DeadlineChecked { remaining_ns, ok: true } => {
-            format!("checks its deadline: {} left, goes on", fmt_signed_secs(*remaining_ns))
+            write!(out, "checks its deadline: {} left, goes on", SignedSecs(*remaining_ns))
         }
         LockObs::DeadlineChecked {
             remaining_ns,
             ok: false,
         } => {
-            format!(
+            write!(
+                out,
                 "checks its deadline: passed {} ago, stops",
-                fmt_signed_secs(-*remaining_ns)
+                SignedSecs(-*remaining_ns)
             )
         }
-        LockObs::WriteSent { token: t, value } => format!("sends write counter := {value} ({})", token(*t)),
-        LockObs::WriteAccepted { value } => format!("write of {value} acknowledged"),
-        LockObs::WriteRejected { token: t, max } => format!("write rejected ({} < max {max})", token(*t)),
-        LockObs::WriteTimedOut => "write unanswered: timed out (it may still land)".to_string(),
-        LockObs::Released { lease: l } => format!("releases lease {}", short_lease(*l)),
-        LockObs::LockLost { why } => format!("LOCK LOST: {why}"),
+        LockObs::WriteSent { token: t, value } => write!(out, "sends write counter := {value} ({})", Token(*t)),
+        LockObs::WriteAccepted { value } => write!(out, "write of {value} acknowledged"),
+        LockObs::WriteRejected { token: t, max } => write!(out, "write rejected ({} < max {max})", Token(*t)),
+        LockObs::WriteTimedOut => out.write_str("write unanswered: timed out (it may still land)"),
+        LockObs::Released { lease: l } => write!(out, "releases lease {}", ShortLease(*l)),
+        LockObs::LockLost { why } => write!(out, "LOCK LOST: {why}"),
         LockObs::Renewed { deadline_mono_ns } => {
-            format!(
+            write!(
+                out,
                 "renewed: deadline now mono {}",
-                fmt_signed_secs(*deadline_mono_ns as i64)
+                SignedSecs(*deadline_mono_ns as i64)
             )
         }
-        LockObs::KeySet { lease: l, expiry: e } => format!("lock key := lease {} ({})", short_lease(*l), expiry(e)),
+        LockObs::KeySet { lease: l, expiry: e } => {
+            write!(out, "lock key := lease {} ({})", ShortLease(*l), ExpiryAt(e))
+        }
         LockObs::KeyExtended { lease: l, expiry: e } => {
-            format!("lock key (lease {}) extended: {}", short_lease(*l), expiry(e))
+            write!(out, "lock key (lease {}) extended: {}", ShortLease(*l), ExpiryAt(e))
         }
         LockObs::KeyDeleted { lease: l, cause } => {
             let how = match cause {
@@ -68,17 +77,17 @@ pub(super) fn line(obs: &LockObs, names: &Names) -> String {
                 DeleteCause::PlainDel => "deleted by a plain DEL",
                 DeleteCause::Crash => "lost in the crash",
             };
-            format!("lock key (lease {}) {how}", short_lease(*l))
+            write!(out, "lock key (lease {}) {how}", ShortLease(*l))
         }
-        LockObs::KeyExpired { lease: l } => format!("lock key (lease {}) EXPIRED", short_lease(*l)),
-        LockObs::TokenIssued { token: t, .. } => format!("issued fencing token {t}"),
+        LockObs::KeyExpired { lease: l } => write!(out, "lock key (lease {}) EXPIRED", ShortLease(*l)),
+        LockObs::TokenIssued { token: t, .. } => write!(out, "issued fencing token {t}"),
         LockObs::RoleChanged { authoritative, role } => {
             let serves = if *authoritative {
                 "serves the lock"
             } else {
                 "does not serve the lock"
             };
-            format!("{} — {serves}", role.to_uppercase())
+            write!(out, "{} — {serves}", role.to_uppercase())
         }
         LockObs::WriteApplied {
             client,
@@ -87,77 +96,120 @@ pub(super) fn line(obs: &LockObs, names: &Names) -> String {
             based_on,
             prev_value,
             ..
-        } => write_applied(names, *client, *t, *value, *based_on, *prev_value),
+        } => write_applied(out, names, *client, *t, *value, *based_on, *prev_value),
         LockObs::WriteRefused { client, token: t, max } => {
-            format!("REJECTED write from {} ({} < max {max})", names.of(*client), token(*t))
+            write!(
+                out,
+                "REJECTED write from {} ({} < max {max})",
+                names.of(*client),
+                Token(*t)
+            )
         }
-        LockObs::FenceForgotten { was } => format!("forgot its max fencing token {was} in the crash"),
-    }
+        LockObs::FenceForgotten { was } => write!(out, "forgot its max fencing token {was} in the crash"),
+    };
+    written.expect("a String takes any text");
 }
 
 /// An acquisition: its lease, on which servers when more than one granted it, its token, and
 /// the deadline the client keeps (if it keeps one).
-fn acquired(lease: u64, t: Option<u64>, validity_ns: i64, deadline: &Deadline, servers: u32) -> String {
+fn acquired(
+    out: &mut String,
+    lease: u64,
+    t: Option<u64>,
+    validity_ns: i64,
+    deadline: &Deadline,
+    servers: u32,
+) -> fmt::Result {
     let on = if servers.count_ones() > 1 {
-        format!(" on servers {}", server_set(servers))
+        format!(" on servers {}", ServerSet(servers))
     } else {
         String::new()
     };
     let Deadline::Mono(deadline_mono_ns) = deadline else {
-        return format!(
+        return write!(
+            out,
             "ACQUIRED lease {}{on}, {}, no deadline tracked",
-            short_lease(lease),
-            token(t)
+            ShortLease(lease),
+            Token(t)
         );
     };
-    format!(
+    write!(
+        out,
         "ACQUIRED lease {}{on}, {}, validity {} (deadline mono {})",
-        short_lease(lease),
-        token(t),
-        fmt_signed_secs(validity_ns),
-        fmt_signed_secs(*deadline_mono_ns as i64)
+        ShortLease(lease),
+        Token(t),
+        SignedSecs(validity_ns),
+        SignedSecs(*deadline_mono_ns as i64)
     )
 }
 
 /// A write the resource applied; one computed from a value the counter no longer had is a
 /// lost update, and says so.
-fn write_applied(names: &Names, client: NodeId, t: Option<u64>, value: u64, based_on: u64, prev_value: u64) -> String {
+fn write_applied(
+    out: &mut String,
+    names: &Names,
+    client: NodeId,
+    t: Option<u64>,
+    value: u64,
+    based_on: u64,
+    prev_value: u64,
+) -> fmt::Result {
     let stale = if based_on != prev_value {
         format!(" — computed from {based_on}, but the counter was {prev_value}")
     } else {
         String::new()
     };
-    format!(
+    write!(
+        out,
         "ACCEPTED write {prev_value} -> {value} from {} ({}){stale}",
         names.of(client),
-        token(t)
+        Token(t)
     )
 }
 
 /// A lock key's expiry, on the clock that runs it.
-fn expiry(e: &Option<Expiry>) -> String {
-    match e {
-        None => "NO expiry".to_string(),
-        Some(Expiry {
-            clock: ClockKind::Wall,
-            at_ns,
-        }) => format!("expires at wall {}", fmt_signed_secs(*at_ns)),
-        Some(Expiry {
-            clock: ClockKind::Mono,
-            at_ns,
-        }) => format!("expires at mono {}", fmt_signed_secs(*at_ns)),
+struct ExpiryAt<'a>(&'a Option<Expiry>);
+
+impl fmt::Display for ExpiryAt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("NO expiry"),
+            Some(Expiry {
+                clock: ClockKind::Wall,
+                at_ns,
+            }) => write!(f, "expires at wall {}", SignedSecs(*at_ns)),
+            Some(Expiry {
+                clock: ClockKind::Mono,
+                at_ns,
+            }) => write!(f, "expires at mono {}", SignedSecs(*at_ns)),
+        }
     }
 }
 
 /// A server bit set as `{0,1,2}`.
-fn server_set(bits: u32) -> String {
-    let list: Vec<String> = (0..32)
-        .filter(|i| bits & (1 << i) != 0)
-        .map(|i| i.to_string())
-        .collect();
-    format!("{{{}}}", list.join(","))
+struct ServerSet(u32);
+
+impl fmt::Display for ServerSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("{")?;
+        for (n, i) in (0..32).filter(|i| self.0 & (1 << i) != 0).enumerate() {
+            if n > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{i}")?;
+        }
+        f.write_str("}")
+    }
 }
 
-fn token(t: Option<u64>) -> String {
-    t.map_or("no token".to_string(), |t| format!("token {t}"))
+/// A write's fencing token, or that it carries none.
+struct Token(Option<u64>);
+
+impl fmt::Display for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(t) => write!(f, "token {t}"),
+            None => f.write_str("no token"),
+        }
+    }
 }

@@ -86,3 +86,50 @@ fn texts_read_back_are_the_same_text() {
         "one interned copy per distinct text"
     );
 }
+
+/// A trace line takes a fact's text in place, after what the line holds already: the same
+/// words `describe` gives the timeline.
+#[test]
+fn a_text_written_in_place_is_the_described_text() {
+    let names = Names::new(vec!["client-0".into()]);
+    let facts = [
+        (
+            LockObs::AcquireReplies {
+                granted: 0b101,
+                answered: 0,
+            },
+            "answers in: granted by {0,2}, answered by {}",
+        ),
+        (
+            LockObs::KeySet {
+                lease: 0xcaa5 << 48,
+                expiry: Some(Expiry {
+                    clock: ClockKind::Wall,
+                    at_ns: -1_500_000_000,
+                }),
+            },
+            "lock key := lease caa5 (expires at wall -1.500 s)",
+        ),
+        (
+            LockObs::WriteRefused {
+                client: NodeId(0),
+                token: None,
+                max: 3,
+            },
+            "REJECTED write from client-0 (no token < max 3)",
+        ),
+        (
+            LockObs::WriteSent {
+                token: Some(7),
+                value: 1,
+            },
+            "sends write counter := 1 (token 7)",
+        ),
+    ];
+    for (fact, text) in &facts {
+        assert_eq!(fact.describe(&names), *text);
+        let mut line = String::from("{\"text\":\"");
+        fact.describe_into(&names, &mut line);
+        assert_eq!(line, format!("{{\"text\":\"{text}"));
+    }
+}
