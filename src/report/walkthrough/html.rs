@@ -75,11 +75,11 @@ fn write_section(h: &mut String, walk: &Walkthrough, s: usize, section: &Section
     let _ = writeln!(h, "<section id=\"{}\">\n<h2>{}</h2>", anchor(&title), escape(&title));
     let _ = writeln!(
         h,
-        "<p><strong>The claim</strong> ({}, {}):</p>\n<blockquote class=\"{}\">{}</blockquote>",
+        "<p><strong>The claim</strong> ({}, {}):</p>\n<blockquote class=\"{handle}\">{}</blockquote>",
         post_link(claim.post),
-        claim.post.handle,
         escape(claim.part),
-        escape(claim.claim)
+        escape(claim.claim),
+        handle = claim.post.handle,
     );
     for (p, shown) in section.pairs.iter().enumerate() {
         write_pair(h, walk, (s, p), shown);
@@ -195,6 +195,18 @@ mod tests {
         let doc = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg viewBox=\"0 0 1 1\"></svg>\n";
         assert_eq!(inline_svg(doc), "<svg viewBox=\"0 0 1 1\"></svg>");
         assert_eq!(inline_svg("<svg/>"), "<svg/>");
+    }
+
+    /// Each claim names its post and the part of it, and its quote is styled as its author's.
+    #[test]
+    fn a_claim_is_quoted_as_its_authors() {
+        let scenarios = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let page = html(&super::super::build(&scenarios).expect("the walkthrough builds"));
+        assert!(
+            page.contains("(2016-02-08), section &quot;Protecting a resource with a lock&quot;):</p>\n<blockquote class=\"kleppmann\">A lock with a lease"),
+            "{page}"
+        );
+        assert!(page.contains("</a> (2016-02-09), his reply on fencing tokens):</p>\n<blockquote class=\"antirez\">"));
     }
 
     #[test]
