@@ -208,7 +208,7 @@ pub const CLAIMS: &[Claim] = &[
         pairs: &[Pair {
             breaks: "redlock/unbounded-drift",
             holds: Some("redlock/bounded-drift"),
-            differs: "server-2's clock runs 0.5 % fast (within the 1 % + 2 ms allowance) instead of 20 %",
+            differs: "server-2's clock runs 0.5 % fast, within the 1 % + 2 ms allowance, instead of 20 %",
         }],
         judgement: "Within his assumption antirez is right: a clock that drifts within the allowance (a slew is \
                     such a drift) never hands the lock out twice, and one that drifts beyond it, or steps (the \
@@ -225,7 +225,8 @@ pub const CLAIMS: &[Claim] = &[
         claim: "A Redlock server that restarts without the key it granted can give its vote a second time. The \
                 remedies are persistence with fsync on every write, or, without it, a delayed restart: keep \
                 the restarted server out for longer than the longest lease, so every lock it forgot has \
-                expired. Redis's default (fsync once a second) does not suffice.",
+                expired. The Redis page adds that Redis's default, fsync once a second, can lose the key \
+                in a power loss.",
         pairs: &[
             Pair {
                 breaks: "redlock/crash-restart-empty",
