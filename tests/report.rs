@@ -1,16 +1,24 @@
-//! The committed matrix in `reports/` is what `locksim report` generates from the committed
-//! bug catalogue with the CI budget: regenerated here through the binary into a scratch folder
-//! and compared byte for byte. A model, checker or explorer change that moves a cell fails this
-//! test until the report is regenerated (`locksim report --out reports/`) and the diff reviewed.
+//! The committed `reports/` is what `locksim report` generates: the matrix from the committed
+//! bug catalogue with the CI budget, and the Redlock walkthrough from the scenarios it runs.
+//! Regenerated here through the binary into a scratch folder and compared byte for byte. A
+//! model, checker, explorer or renderer change that moves a cell, a verdict or a picture fails
+//! this test until the report is regenerated (`locksim report --out reports/`) and the diff
+//! reviewed.
 
 mod common;
+
+/// Every file `locksim report` writes.
+const REPORTS: [&str; 4] = ["matrix.md", "matrix.json", "redlock-debate.md", "redlock-debate.html"];
+
+/// GitHub draws a Mermaid block only up to Mermaid's default `maxTextSize`.
+const MERMAID_MAX_TEXT: usize = 50_000;
 
 #[test]
 fn the_committed_report_is_what_the_catalogue_generates() {
     let scratch = common::scratch_dir("report");
     let out = common::locksim(&["report", "--out", scratch.to_str().expect("utf-8 path")]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    for name in ["matrix.md", "matrix.json"] {
+    for name in REPORTS {
         let committed = std::fs::read_to_string(common::root().join("reports").join(name))
             .unwrap_or_else(|e| panic!("reports/{name}: {e}"));
         let generated = std::fs::read_to_string(scratch.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -82,5 +90,59 @@ fn a_cell_whose_seeds_stop_short_is_an_error_not_a_dash() {
         err.contains("spin under pause faults: seed 0 stopped short") && err.contains("stopped advancing"),
         "{err}"
     );
+    assert!(!scratch.join("out/matrix.md").exists(), "nothing half-written");
+}
+
+/// The walkthrough's page is one file that loads nothing: no script, no style sheet, no image
+/// or font fetched (links to the posts are fine: the reader follows them or not).
+#[test]
+fn the_walkthrough_page_loads_nothing() {
+    let page = std::fs::read_to_string(common::root().join("reports/redlock-debate.html")).expect("the page");
+    for fetch in ["<script", "<link", "<img", "<iframe", " src=", "url(http", "@import"] {
+        assert!(!page.contains(fetch), "reports/redlock-debate.html contains `{fetch}`");
+    }
+    assert!(page.contains("<svg"), "the pictures are inline");
+}
+
+/// Each picture of the Markdown walkthrough is a Mermaid block GitHub will draw.
+#[test]
+fn the_walkthrough_pictures_are_small_enough_for_github() {
+    let md = std::fs::read_to_string(common::root().join("reports/redlock-debate.md")).expect("the walkthrough");
+    let blocks: Vec<&str> = md
+        .split("```mermaid\n")
+        .skip(1)
+        .map(|rest| rest.split("\n```").next().expect("a closed block"))
+        .collect();
+    assert!(!blocks.is_empty(), "the walkthrough has pictures");
+    for block in blocks {
+        assert!(
+            block.chars().count() <= MERMAID_MAX_TEXT,
+            "a Mermaid block of {} characters: GitHub will not draw it",
+            block.chars().count()
+        );
+    }
+}
+
+/// A scenario folder without the stories the walkthrough cites is a clear error naming the
+/// file, and nothing is written.
+#[test]
+fn a_walkthrough_without_its_scenarios_is_a_clear_error() {
+    let scratch = common::scratch_dir("report-no-scenarios");
+    let empty = scratch.join("scenarios");
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    let out = common::locksim(&[
+        "report",
+        "--out",
+        scratch.join("out").to_str().expect("utf-8 path"),
+        "--scenarios",
+        empty.to_str().expect("utf-8 path"),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("single-redis/kleppmann-gc-pause.toml") && err.contains("cannot read the scenario file"),
+        "{err}"
+    );
+    assert!(!scratch.join("out/redlock-debate.md").exists(), "nothing half-written");
     assert!(!scratch.join("out/matrix.md").exists(), "nothing half-written");
 }

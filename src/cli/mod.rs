@@ -129,14 +129,18 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
-    /// Write the matrix of catalogue configuration x fault kind (Markdown and JSON).
+    /// Write `reports/`: the matrix of catalogue configuration x fault kind (Markdown and JSON)
+    /// and the Redlock debate replayed on the catalogue (Markdown and HTML).
     Report {
-        /// Where to write matrix.md and matrix.json.
+        /// Where to write matrix.md, matrix.json, redlock-debate.md and redlock-debate.html.
         #[arg(long)]
         out: PathBuf,
         /// The bug catalogue to tabulate.
         #[arg(long, default_value = "tests/bug_catalogue")]
         catalogue: PathBuf,
+        /// The scenario catalogue the Redlock walkthrough runs its stories from.
+        #[arg(long, default_value = "scenarios")]
+        scenarios: PathBuf,
         /// Seeds per cell (the committed report uses the CI budget).
         #[arg(long, default_value_t = crate::report::matrix::CI_BUDGET.seeds)]
         seeds: u64,
@@ -230,9 +234,10 @@ pub fn main() -> ExitCode {
         Command::Report {
             out: dir,
             catalogue,
+            scenarios,
             seeds,
             shrink_budget,
-        } => report::report(dir, catalogue, seeds, shrink_budget),
+        } => report::report(dir, &report::Sources { catalogue, scenarios }, seeds, shrink_budget),
         Command::List => {
             out(&crate::list::render());
             OK

@@ -1,16 +1,35 @@
-//! `locksim report`: the matrix of catalogue configuration x fault kind, written as Markdown
-//! and JSON.
+//! `locksim report`: everything in `reports/` — the matrix of catalogue configuration x fault
+//! kind, written as Markdown and JSON, and the Redlock debate walkthrough, as Markdown and
+//! HTML. Every file is computed before any is written, so an error leaves `reports/` as it was.
 
 use std::path::PathBuf;
 
+use crate::report::walkthrough;
+
 use super::{BAD_INPUT, OK, out};
 
-pub(super) fn report(dir: PathBuf, catalogue: PathBuf, seeds: u64, shrink_runs: u32) -> u8 {
+/// Where the report's inputs are read from.
+pub(super) struct Sources {
+    /// The bug catalogue the matrix tabulates.
+    pub catalogue: PathBuf,
+    /// The scenario catalogue the walkthrough runs its stories from.
+    pub scenarios: PathBuf,
+}
+
+pub(super) fn report(dir: PathBuf, sources: &Sources, seeds: u64, shrink_runs: u32) -> u8 {
     if seeds == 0 {
         eprintln!("error: --seeds must be at least 1");
         return BAD_INPUT;
     }
-    let entries = match crate::report::bugs::load(&catalogue) {
+    // The walkthrough first: a few runs, where the matrix takes minutes.
+    let walk = match walkthrough::build(&sources.scenarios) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return BAD_INPUT;
+        }
+    };
+    let entries = match crate::report::bugs::load(&sources.catalogue) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("error: {e}");
@@ -37,6 +56,8 @@ pub(super) fn report(dir: PathBuf, catalogue: PathBuf, seeds: u64, shrink_runs: 
     for (name, text) in [
         ("matrix.md", crate::report::matrix::markdown(&matrix)),
         ("matrix.json", json),
+        (walkthrough::MARKDOWN_FILE, walkthrough::markdown(&walk)),
+        (walkthrough::HTML_FILE, walkthrough::html(&walk)),
     ] {
         let path = dir.join(name);
         if let Err(e) = crate::atomic_file::write(&path, text.as_bytes()) {
