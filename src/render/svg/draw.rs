@@ -4,7 +4,7 @@
 
 use super::layout::{Layout, Message, Note, Placed, Shape, Tone};
 use super::look::legend;
-use super::place::{BREAK_H, Break, ticks};
+use super::place::{BREAK_H, Break, Tick};
 use super::{
     ALARM, BAND, BAND_H, DROPPED, FONT, GAP, Grid, HEAD_H, INK, LIFELINE, LINE, MARGIN, PAD, PAUSED, QUIET, escape,
     text_width,
@@ -53,7 +53,7 @@ pub(super) fn draw(names: &[&str], grid: &Grid, layout: &Layout, heading: &str, 
     }
     // Over the rows, so that a fold's band does not hide the seconds it spans.
     if grid.scale {
-        out.push_str(&scale(&layout.rows, layout.top + HEAD_H + GAP, layout.end));
+        out.push_str(&scale(&layout.ticks, layout.top + HEAD_H + GAP, layout.end));
     }
     out.push_str(&legend);
     out.push_str("</svg>\n");
@@ -66,12 +66,12 @@ fn scale_x() -> i32 {
 }
 
 /// The time scale: a line down the gutter, a tick and a label at each whole second.
-fn scale(rows: &[Placed], top: i32, bottom: i32) -> String {
+fn scale(ticks: &[Tick], top: i32, bottom: i32) -> String {
     let x = scale_x();
     let mut out = format!(
         "<g class=\"time-scale\"><line x1=\"{x}\" y1=\"{top}\" x2=\"{x}\" y2=\"{bottom}\" stroke=\"{LIFELINE}\" stroke-width=\"2\"/>"
     );
-    for t in ticks(rows) {
+    for t in ticks {
         out.push_str(&format!(
             "<line x1=\"{}\" y1=\"{y}\" x2=\"{x}\" y2=\"{y}\" stroke=\"{QUIET}\" stroke-width=\"2\"/>\
              <text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"start\" font-size=\"12\" fill=\"{QUIET}\">{} s</text>",

@@ -5,7 +5,7 @@
 
 use locksim_sim::trace::TraceEvent;
 
-use super::place::{Break, place};
+use super::place::{Break, Slot, Tick, place, ticks};
 use super::wrap::wrap;
 use super::{ARROW_H, BAND_H, GAP, Grid, HEAD_H, LINE, MARGIN, PAD, TimeAxis, text_width};
 use crate::render::diagram::{
@@ -19,8 +19,9 @@ use crate::render::{Marks, NETWORK, secs};
 /// Everything placed: rows top to bottom and the size they need.
 pub(super) struct Layout {
     pub(super) rows: Vec<Placed>,
-    /// The long quiet spans folded out of a time-proportional axis.
+    /// The long quiet spans folded out of a time-proportional axis, and its scale's ticks.
     pub(super) breaks: Vec<Break>,
+    pub(super) ticks: Vec<Tick>,
     /// Where the lane headers stand.
     pub(super) top: i32,
     /// The rightmost x anything reaches.
@@ -143,11 +144,27 @@ pub(super) fn layout(
             lives: now.clone(),
         });
     }
-    let first = top + HEAD_H + 2 * GAP;
-    let (breaks, end) = place(&mut rows, first, axis);
+    let mut slots: Vec<Slot> = rows
+        .iter()
+        .map(|r| Slot {
+            y: 0,
+            h: r.h,
+            span_ns: r.span_ns,
+            stretches: matches!(r.shape, Shape::Band(_)),
+        })
+        .collect();
+    let (breaks, end) = place(&mut slots, top + HEAD_H + 2 * GAP, axis);
+    for (r, s) in rows.iter_mut().zip(&slots) {
+        (r.y, r.h) = (s.y, s.h);
+    }
+    let ticks = match axis {
+        TimeAxis::Rows => Vec::new(),
+        TimeAxis::Proportional => ticks(&slots),
+    };
     Layout {
         rows,
         breaks,
+        ticks,
         top,
         right,
         end,

@@ -5,8 +5,17 @@
 //! looks long beside a 1 ms step, and a minute of nothing does not take a metre of paper.
 //! Integer arithmetic only: the same run places the same pixels.
 
-use super::layout::{Placed, Shape};
 use super::{GAP, TimeAxis};
+
+/// A row as placement sees it: its height, the true time its top and bottom stand for, and
+/// whether it stretches with that time (a fold's band); given its y.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Slot {
+    pub(super) y: i32,
+    pub(super) h: i32,
+    pub(super) span_ns: (u64, u64),
+    pub(super) stretches: bool,
+}
 
 /// Pixels a second of true time takes on a proportional axis.
 const PX_PER_S: u64 = 60;
@@ -37,7 +46,7 @@ fn px(ns: u64) -> i32 {
 
 /// Gives each row its y, the first at `first`; a fold's band, on a proportional axis, as tall
 /// as the time it hides. Returns the breaks and the y below the last row.
-pub(super) fn place(rows: &mut [Placed], first: i32, axis: TimeAxis) -> (Vec<Break>, i32) {
+pub(super) fn place(rows: &mut [Slot], first: i32, axis: TimeAxis) -> (Vec<Break>, i32) {
     let mut breaks = Vec::new();
     let mut next = first;
     // The true time and y the last row ends at.
@@ -57,7 +66,7 @@ pub(super) fn place(rows: &mut [Placed], first: i32, axis: TimeAxis) -> (Vec<Bre
             }
             _ => next,
         };
-        if axis == TimeAxis::Proportional && matches!(r.shape, Shape::Band(_)) {
+        if axis == TimeAxis::Proportional && r.stretches {
             r.h = r.h.max(px(t1 - t0));
         }
         next = r.y + r.h + GAP;
@@ -68,7 +77,7 @@ pub(super) fn place(rows: &mut [Placed], first: i32, axis: TimeAxis) -> (Vec<Bre
 
 /// The time scale of rows placed on a proportional axis: a tick at each whole second, where
 /// the rows around it put it (linearly between them), none inside a folded span.
-pub(super) fn ticks(rows: &[Placed]) -> Vec<Tick> {
+pub(super) fn ticks(rows: &[Slot]) -> Vec<Tick> {
     // Each row's top at its true time; a fold's bottom too, at its last hidden event's.
     let mut points: Vec<(u64, i32)> = Vec::new();
     for r in rows {
