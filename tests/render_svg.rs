@@ -536,9 +536,10 @@ fn a_proportional_axis_from_a_run_and_from_its_trace() {
     let text = common::stdout(&rendered);
     assert_eq!(text, common::stdout(&ran));
     let doc = parse("kleppmann-gc-pause", &text);
-    // client-0's 15 s pause: from its start (0.012 s) to its end (15.012 s), folded once.
+    // The quiet of client-0's 15 s pause, from its start (0.012 s) to the key's expiry (10.002 s),
+    // folded into a marked break.
     let breaks: Vec<Vec<String>> = with_class(&doc, "break").into_iter().map(texts).collect();
-    assert!(breaks.contains(&vec!["≈ 9.9 s quiet".to_string()]), "{breaks:?}");
+    assert!(breaks.contains(&vec!["≈ 10.0 s quiet".to_string()]), "{breaks:?}");
     assert!(!with_class(&doc, "tick").is_empty());
     let rows = common::locksim(&["render", path_str(&trace), "--view", "svg"]);
     assert_ne!(common::stdout(&rows), text, "the default is one row after another");

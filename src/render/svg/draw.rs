@@ -100,8 +100,9 @@ fn draw_break(b: &Break, grid: &Grid, width: i32) -> String {
         }
         d
     };
-    let ms = b.quiet_ns / 1_000_000;
-    let text = format!("≈ {}.{} s quiet", ms / 1000, ms % 1000 / 100);
+    // To the nearest tenth of a second.
+    let tenths = (b.quiet_ns + 50_000_000) / 100_000_000;
+    let text = format!("≈ {}.{} s quiet", tenths / 10, tenths % 10);
     format!(
         "<g class=\"break\"><rect x=\"{MARGIN}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"rgb(255, 255, 255)\"/>\
          <path d=\"{} {}\" fill=\"none\" stroke=\"{QUIET}\" stroke-width=\"1\"/>\

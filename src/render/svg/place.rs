@@ -18,9 +18,9 @@ pub(super) struct Slot {
 }
 
 /// Pixels a second of true time takes on a proportional axis.
-const PX_PER_S: u64 = 60;
+pub(super) const PX_PER_S: u64 = 100;
 /// A quiet span longer than this is folded: drawn as this long, plus a break mark.
-pub(super) const FOLD_AFTER_NS: u64 = 6_000_000_000;
+pub(super) const FOLD_AFTER_NS: u64 = 5_000_000_000;
 /// The height of a break mark.
 pub(super) const BREAK_H: i32 = 40;
 

@@ -98,7 +98,7 @@ fn a_long_quiet_span_is_folded_into_a_marked_break() {
     assert_eq!(breaks, [["≈ 15.0 s quiet"]]);
     // Folded: the pause takes less room than 15 s at the scale of the seconds around it.
     let pause = y_of(&doc, "resumes") - y_of(&doc, "PAUSED");
-    assert!(pause < 15 * 60, "{pause}");
+    assert!(pause < 15 * i64::try_from(place::PX_PER_S).unwrap(), "{pause}");
     // One row after another, nothing is folded and there is no scale.
     let rows = draw_on(&events, TimeAxis::Rows);
     assert!(!rows.contains("class=\"break\"") && !rows.contains("time-scale"));
