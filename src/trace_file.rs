@@ -125,7 +125,7 @@ impl TraceFile {
     /// The roles of the recorded run's nodes, from the scenario the trace embeds.
     pub fn cast(&self) -> Result<Cast, LoadError> {
         let (scenario, _) = parse_with_space(&self.scenario_file, &self.scenario_text)?;
-        Ok(Cast::of(&scenario).seeded(self.seed))
+        Ok(Cast::of(&scenario).seeded(self.seed).from_file(&self.scenario_file))
     }
 }
 

@@ -270,7 +270,8 @@ fn a_trace_file_renders_exactly_as_the_live_run() {
         let (cast, marks) = (file.cast().unwrap(), Marks::from_result(&file.result).unwrap());
         let events = file.timeline_events(&cast).unwrap_or_else(|e| panic!("{e}"));
         let live = &live;
-        let live_cast = Cast::of(&loaded.scenario);
+        // The run's cast knows the file it was loaded from, as `run` names it in a caption.
+        let live_cast = Cast::of(&loaded.scenario).from_file(&loaded.file);
         let rel = scenario.display();
         // The same typed events (their JSON lines included) and the same roles: no view can
         // tell a trace file from the run it recorded.

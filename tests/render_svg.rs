@@ -10,7 +10,7 @@ use std::path::Path;
 
 use common::mermaid::{arrows, participants, unescape};
 use locksim::load::load_file;
-use locksim::render::{Cast, Marks, Row, TimelineMode, mermaid, select, svg};
+use locksim::render::{Cast, Marks, Row, TimeAxis, TimelineMode, mermaid, select, svg, svg_on};
 use locksim::run_result::RunResult;
 use locksim::sim::trace::{Happening, TraceEvent};
 use roxmltree::{Document, Node};
@@ -29,6 +29,8 @@ const SCENARIOS: &[&str] = &[
 ];
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
+/// The window every picture must fit at its natural size.
+const FIT_W: i64 = 1_400;
 /// Mermaid's violation and refusal backgrounds, which the SVG view mirrors.
 const VIOLATION_RGB: &str = "rgb(255, 204, 204)";
 const REFUSAL_RGB: &str = "rgb(255, 236, 179)";
@@ -141,72 +143,82 @@ fn catalogue() -> Vec<String> {
 fn every_picture_is_a_standalone_well_formed_svg_document() {
     for rel in &catalogue() {
         let (events, cast, marks) = live(rel);
-        let text = svg(&events, &cast, &marks);
-        assert!(text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\""), "{rel}");
-        let doc = parse(rel, &text);
-        let root = doc.root_element();
-        assert_eq!(root.tag_name().name(), "svg", "{rel}");
-        assert_eq!(root.tag_name().namespace(), Some(SVG_NS), "{rel}");
-        assert_eq!(root.attribute("version"), Some("1.1"), "{rel}");
-        let size = |key: &str| -> i64 {
-            root.attribute(key)
-                .and_then(|v| v.parse().ok())
-                .unwrap_or_else(|| panic!("{rel}: {key} is not an integer"))
-        };
-        let (w, h) = (size("width"), size("height"));
-        assert_eq!(
-            root.attribute("viewBox"),
-            Some(format!("0 0 {w} {h}").as_str()),
-            "{rel}"
+        for axis in [TimeAxis::Rows, TimeAxis::Proportional] {
+            standalone(rel, &svg_on(&events, &cast, &marks, axis));
+        }
+    }
+}
+
+/// `text` is a well-formed SVG document that fetches nothing, scales to its container, and
+/// keeps every coordinate an integer inside its picture.
+fn standalone(rel: &str, text: &str) {
+    assert!(text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\""), "{rel}");
+    let doc = parse(rel, text);
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg", "{rel}");
+    assert_eq!(root.tag_name().namespace(), Some(SVG_NS), "{rel}");
+    assert_eq!(root.attribute("version"), Some("1.1"), "{rel}");
+    // It scales to its container: a viewBox, a width of 100% and no fixed height.
+    assert_eq!(root.attribute("width"), Some("100%"), "{rel}");
+    assert_eq!(root.attribute("height"), None, "{rel}");
+    let view: Vec<i64> = root
+        .attribute("viewBox")
+        .unwrap_or_else(|| panic!("{rel}: no viewBox"))
+        .split(' ')
+        .map(|v| v.parse().unwrap_or_else(|_| panic!("{rel}: viewBox {v:?}")))
+        .collect();
+    assert_eq!(view[..2], [0, 0], "{rel}");
+    let (w, h) = (view[2], view[3]);
+    // Sized for a 1,400 px window (8 nodes of a Redlock story included), at 14 px.
+    assert!(w <= FIT_W, "{rel}: {w} px wide");
+    assert_eq!(root.attribute("font-size"), Some("14"), "{rel}");
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        let tag = n.tag_name();
+        assert_eq!(tag.namespace(), Some(SVG_NS), "{rel}: {tag:?}");
+        // Nothing to fetch or run: no scripts, style sheets, images, fonts or links.
+        assert!(
+            ![
+                "script",
+                "style",
+                "image",
+                "font",
+                "font-face",
+                "a",
+                "foreignObject",
+                "use"
+            ]
+            .contains(&tag.name()),
+            "{rel}: <{}>",
+            tag.name()
         );
-        for n in doc.descendants().filter(|n| n.is_element()) {
-            let tag = n.tag_name();
-            assert_eq!(tag.namespace(), Some(SVG_NS), "{rel}: {tag:?}");
-            // Nothing to fetch or run: no scripts, style sheets, images, fonts or links.
+        for a in n.attributes() {
+            assert!(!a.name().contains("href"), "{rel}: {}", a.name());
             assert!(
-                ![
-                    "script",
-                    "style",
-                    "image",
-                    "font",
-                    "font-face",
-                    "a",
-                    "foreignObject",
-                    "use"
-                ]
-                .contains(&tag.name()),
-                "{rel}: <{}>",
-                tag.name()
+                !a.value().contains("url(") || a.value().starts_with("url(#"),
+                "{rel}: {}",
+                a.value()
             );
-            for a in n.attributes() {
-                assert!(!a.name().contains("href"), "{rel}: {}", a.name());
-                assert!(
-                    !a.value().contains("url(") || a.value().starts_with("url(#"),
-                    "{rel}: {}",
-                    a.value()
-                );
-                // Integer coordinates, inside the picture.
-                if ["x", "y", "x1", "y1", "x2", "y2", "width", "height", "cx", "cy", "r"].contains(&a.name()) {
-                    let v: i64 = a
-                        .value()
-                        .parse()
-                        .unwrap_or_else(|_| panic!("{rel}: {}={:?} is not an integer", a.name(), a.value()));
-                    let in_transform = n.ancestors().any(|p| p.has_attribute("transform"));
-                    let limit = if a.name().starts_with('x') || a.name() == "cx" || a.name() == "width" {
-                        w
-                    } else {
-                        h
-                    };
-                    assert!(in_transform || (0..=limit).contains(&v), "{rel}: {}={v}", a.name());
-                }
+            // Integer coordinates, inside the picture (the picture's own width is its container's).
+            if n != root && ["x", "y", "x1", "y1", "x2", "y2", "width", "height", "cx", "cy", "r"].contains(&a.name()) {
+                let v: i64 = a
+                    .value()
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{rel}: {}={:?} is not an integer", a.name(), a.value()));
+                let in_transform = n.ancestors().any(|p| p.has_attribute("transform"));
+                let limit = if a.name().starts_with('x') || a.name() == "cx" || a.name() == "width" {
+                    w
+                } else {
+                    h
+                };
+                assert!(in_transform || (0..=limit).contains(&v), "{rel}: {}={v}", a.name());
             }
-            if tag.name() == "rect" && !n.ancestors().any(|p| p.has_attribute("transform")) {
-                let at = |k: &str| n.attribute(k).unwrap().parse::<i64>().unwrap();
-                assert!(
-                    at("x") + at("width") <= w && at("y") + at("height") <= h,
-                    "{rel}: a box sticks out"
-                );
-            }
+        }
+        if tag.name() == "rect" && !n.ancestors().any(|p| p.has_attribute("transform")) {
+            let at = |k: &str| n.attribute(k).unwrap().parse::<i64>().unwrap();
+            assert!(
+                at("x") + at("width") <= w && at("y") + at("height") <= h,
+                "{rel}: a box sticks out"
+            );
         }
     }
 }
@@ -400,7 +412,172 @@ fn faults_are_told_apart() {
 fn rendering_is_deterministic() {
     let (a, cast_a, marks_a) = live("redlock/clock-jump.toml");
     let (b, cast_b, marks_b) = live("redlock/clock-jump.toml");
-    assert_eq!(svg(&a, &cast_a, &marks_a), svg(&b, &cast_b, &marks_b));
+    for axis in [TimeAxis::Rows, TimeAxis::Proportional] {
+        assert_eq!(svg_on(&a, &cast_a, &marks_a, axis), svg_on(&b, &cast_b, &marks_b, axis));
+    }
+}
+
+/// The stroke of the first `<path>` under `node`.
+fn stroke<'a>(node: Node<'a, '_>) -> &'a str {
+    node.descendants()
+        .find(|d| d.has_tag_name("path"))
+        .and_then(|p| p.attribute("stroke"))
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_dropped_message_has_its_own_colour_not_the_violations() {
+    // Sentinel's failover race and Redlock's partition both lose messages, and both violate.
+    for rel in ["failover/failover-race.toml", "redlock/clock-jump.toml"] {
+        let (events, cast, marks) = live(rel);
+        let text = svg(&events, &cast, &marks);
+        let doc = parse(rel, &text);
+        let dropped = with_class(&doc, "dropped");
+        assert!(!dropped.is_empty(), "{rel}: a dropped message");
+        let red = with_class(&doc, "violation");
+        assert!(!red.is_empty(), "{rel}: a violation");
+        let violation_ink: BTreeSet<&str> = red
+            .iter()
+            .flat_map(|g| {
+                g.descendants()
+                    .filter_map(|d| d.attribute("stroke").or(d.attribute("fill")))
+            })
+            .collect();
+        for g in &dropped {
+            let colour = stroke(*g);
+            assert!(!violation_ink.contains(colour), "{rel}: a dropped message in {colour}");
+            // Its label too, and it is one colour throughout.
+            let label = g
+                .descendants()
+                .find(|d| d.has_tag_name("text") && d.text() != texts(*g).first().map(String::as_str));
+            assert_eq!(label.and_then(|l| l.attribute("fill")), Some(colour), "{rel}");
+        }
+    }
+}
+
+#[test]
+fn expiries_and_lease_ends_stand_out() {
+    // (scenario, words in the box): a key expiring on a single Redis, an etcd lease expiring,
+    // and the holder learning its lease is gone.
+    let cases = [
+        ("single-redis/kleppmann-gc-pause.toml", "lock key (lease caa5) EXPIRED"),
+        ("etcd/holder-pause.toml", "LEASE 6552 EXPIRED"),
+        ("etcd/holder-pause-fenced.toml", "LOCK LOST"),
+    ];
+    for (rel, words) in cases {
+        let (events, cast, marks) = live(rel);
+        let text = svg(&events, &cast, &marks);
+        let doc = parse(rel, &text);
+        let g = with_class(&doc, "expiry")
+            .into_iter()
+            .find(|g| texts(*g).iter().any(|t| t.contains(words)))
+            .unwrap_or_else(|| panic!("{rel}: no expiry box with {words:?}"));
+        let plain = with_class(&doc, "event")
+            .into_iter()
+            .find(|g| g.attribute("class") == Some("event"))
+            .unwrap();
+        assert_ne!(fill(g), fill(plain), "{rel}: an expiry looks like any event");
+        // Unlike every fault, refusal and violation the legend names.
+        let legend = with_class(&doc, "legend")[0];
+        let swatches: Vec<(&str, String)> = legend
+            .children()
+            .filter(|c| c.is_element())
+            .map(|c| (fill(c), texts(c).join("")))
+            .collect();
+        let own: Vec<&String> = swatches.iter().filter(|(f, _)| *f == fill(g)).map(|(_, l)| l).collect();
+        assert_eq!(own, ["expiry, lease end"], "{rel}");
+    }
+}
+
+#[test]
+fn the_caption_says_which_run_it_draws_and_how_to_replay_it() {
+    let scenario = "scenarios/single-redis/kleppmann-gc-pause.toml";
+    let ran = common::locksim(&["run", scenario, "--seed", "3", "--view", "svg"]);
+    assert!(common::stderr(&ran).is_empty(), "{}", common::stderr(&ran));
+    let text = common::stdout(&ran);
+    let doc = parse("kleppmann-gc-pause", &text);
+    let caption = texts(with_class(&doc, "caption")[0]);
+    assert_eq!(caption[0], "kleppmann-gc-pause, seed 3");
+    assert!(
+        caption[1].starts_with("client-0 pauses 15 s after reading"),
+        "{caption:?}"
+    );
+    assert_eq!(
+        caption.last().unwrap(),
+        &format!("replay: locksim run {scenario} --seed 3")
+    );
+}
+
+#[test]
+fn a_proportional_axis_from_a_run_and_from_its_trace() {
+    let dir = common::scratch_dir("render-svg-time");
+    let scenario = common::scenario("single-redis/kleppmann-gc-pause.toml");
+    let trace = dir.join("run.trace.json");
+    let ran = common::locksim(&[
+        "run",
+        path_str(&scenario),
+        "--trace",
+        path_str(&trace),
+        "--view",
+        "svg",
+        "--time-axis",
+        "proportional",
+    ]);
+    assert_eq!(ran.status.code(), Some(0), "{}", common::stderr(&ran));
+    let rendered = common::locksim(&[
+        "render",
+        path_str(&trace),
+        "--view",
+        "svg",
+        "--time-axis",
+        "proportional",
+    ]);
+    assert_eq!(rendered.status.code(), Some(0), "{}", common::stderr(&rendered));
+    let text = common::stdout(&rendered);
+    assert_eq!(text, common::stdout(&ran));
+    let doc = parse("kleppmann-gc-pause", &text);
+    // The quiet of client-0's 15 s pause, from its start (0.012 s) to the key's expiry (10.002 s),
+    // folded into a marked break.
+    let breaks: Vec<Vec<String>> = with_class(&doc, "break").into_iter().map(texts).collect();
+    assert!(breaks.contains(&vec!["≈ 10.0 s quiet".to_string()]), "{breaks:?}");
+    assert!(!with_class(&doc, "tick").is_empty());
+    let rows = common::locksim(&["render", path_str(&trace), "--view", "svg"]);
+    assert_ne!(common::stdout(&rows), text, "the default is one row after another");
+    assert!(with_class(&parse("rows", &common::stdout(&rows)), "break").is_empty());
+    // Refused for the views it does not apply to, before any work.
+    for args in [
+        vec!["run", path_str(&scenario), "--time-axis", "proportional"],
+        vec![
+            "run",
+            path_str(&scenario),
+            "--view",
+            "mermaid",
+            "--time-axis",
+            "proportional",
+        ],
+        vec!["render", path_str(&trace), "--time-axis", "rows"],
+        vec![
+            "render",
+            path_str(&trace),
+            "--view",
+            "text",
+            "--time-axis",
+            "proportional",
+        ],
+    ] {
+        let o = common::locksim(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(common::stdout(&o).is_empty(), "{args:?}");
+        assert!(
+            common::stderr(&o).contains("--time-axis applies to the svg view only"),
+            "{args:?}: {}",
+            common::stderr(&o)
+        );
+    }
+    let o = common::locksim(&["render", path_str(&trace), "--view", "svg", "--time-axis", "log"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(common::stderr(&o).contains("proportional"), "{}", common::stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn path_str(p: &Path) -> &str {
@@ -427,8 +604,10 @@ fn a_trace_file_renders_exactly_as_the_live_run() {
         assert!(common::stderr(&rendered).is_empty());
         let stdout = common::stdout(&rendered);
         assert_eq!(stdout, common::stdout(&ran), "{rel}");
-        // And it is the library's picture of the same run, violations marked.
+        // And it is the library's picture of the same run, violations marked, its caption
+        // naming the scenario file as the command did.
         let (events, cast, marks) = live(rel);
+        let cast = cast.from_file(path_str(&scenario));
         assert_eq!(stdout, svg(&events, &cast, &marks), "{rel}");
         assert!(stdout.contains("VIOLATES stale_write"), "{rel}");
     }

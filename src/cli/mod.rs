@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::render::svg::TimeAxis;
 use crate::timeline::TimelineMode;
 
 /// Every message the subcommands write to stderr goes through [`err_line`], so control
@@ -69,6 +70,10 @@ enum Command {
         /// `--view` is the flag's name in `run` and `render` alike; `--render` is accepted too.
         #[arg(long = "view", visible_alias = "render", value_enum, conflicts_with_all = ["format", "timeline"])]
         view: Option<View>,
+        /// How the svg view places its rows: one after another, or by true time (long quiet
+        /// spans folded). Only with `--view svg`.
+        #[arg(long, value_enum)]
+        time_axis: Option<TimeAxis>,
         /// The most events the run may take before it stops (exit 2).
         #[arg(long, default_value_t = locksim_sim::DEFAULT_MAX_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
         max_events: u64,
@@ -80,6 +85,10 @@ enum Command {
         /// The view: `--view` as in `run`; `--format` is accepted too.
         #[arg(long = "view", visible_alias = "format", value_enum, default_value = "text")]
         view: View,
+        /// How the svg view places its rows: one after another, or by true time (long quiet
+        /// spans folded). Only with `--view svg`.
+        #[arg(long, value_enum)]
+        time_axis: Option<TimeAxis>,
     },
     /// Re-run a trace's scenario and seed; report the first divergent event, or that it is identical.
     Replay {
@@ -203,9 +212,30 @@ pub fn main() -> ExitCode {
             format,
             timeline,
             view,
+            time_axis,
             max_events,
-        } => run::run(scenario, seed, trace, format, timeline, view, max_events),
-        Command::Render { trace, view } => render::render(trace, view),
+        } => match View::time_axis(view, time_axis) {
+            Ok(axis) => run::run(
+                scenario,
+                seed,
+                trace,
+                format,
+                timeline,
+                view.map(|v| (v, axis)),
+                max_events,
+            ),
+            Err(e) => {
+                eprintln!("error: {e}");
+                BAD_INPUT
+            }
+        },
+        Command::Render { trace, view, time_axis } => match View::time_axis(Some(view), time_axis) {
+            Ok(axis) => render::render(trace, view, axis),
+            Err(e) => {
+                eprintln!("error: {e}");
+                BAD_INPUT
+            }
+        },
         Command::Replay { trace, max_events } => replay::replay(trace, max_events),
         Command::Explore {
             scenario,

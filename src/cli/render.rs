@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::render::Marks;
+use crate::render::svg::TimeAxis;
 use crate::{trace_file, trace_view};
 
 use super::view::View;
@@ -16,7 +17,7 @@ pub(super) const MAX_DIAGRAM_EVENTS: usize = 100_000;
 /// re-run, so a trace from another engine version renders as it was recorded. The text view
 /// is selected from the events as they are read; a diagram holds them all, so a trace with
 /// more than [`MAX_DIAGRAM_EVENTS`] is refused for it.
-pub(super) fn render(path: PathBuf, view: View) -> u8 {
+pub(super) fn render(path: PathBuf, view: View, axis: TimeAxis) -> u8 {
     let trace = match trace_file::read(&path) {
         Ok(t) => t,
         Err(e) => {
@@ -49,7 +50,7 @@ pub(super) fn render(path: PathBuf, view: View) -> u8 {
         )),
         View::Mermaid | View::Svg => trace
             .timeline_events(&cast)
-            .map(|events| view.render(&events, &cast, &marks)),
+            .map(|events| view.render(&events, &cast, &marks, axis)),
     };
     match drawn {
         Ok(text) => {

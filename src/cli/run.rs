@@ -11,6 +11,7 @@ use locksim_sim::trace::TraceEvent;
 
 use crate::atomic_file::Staged;
 use crate::load::load_file;
+use crate::render::svg::TimeAxis;
 use crate::render::{Cast, Marks};
 use crate::run_result::RunResult;
 use crate::run_stop::explain;
@@ -26,7 +27,7 @@ pub(super) fn run(
     trace: Option<PathBuf>,
     format: Format,
     timeline: TimelineMode,
-    view: Option<View>,
+    view: Option<(View, TimeAxis)>,
     max_events: u64,
 ) -> u8 {
     let mut loaded = match load_file(&path) {
@@ -73,10 +74,11 @@ pub(super) fn run(
         return BAD_INPUT;
     }
     match (view, format) {
-        (Some(view), _) => out(&view.render(
+        (Some((view, axis)), _) => out(&view.render(
             events.as_deref().unwrap_or_default(),
-            &Cast::of(&loaded.scenario).seeded(result.seed),
+            &Cast::of(&loaded.scenario).seeded(result.seed).from_file(&loaded.file),
             &Marks::from_verdicts(&result.outcome.verdicts),
+            axis,
         )),
         (None, Format::Text) => out(&render_run(&result, &lines)),
         (None, Format::Json) => out(&format!(

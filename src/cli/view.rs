@@ -4,7 +4,8 @@
 use clap::ValueEnum;
 use locksim_sim::trace::TraceEvent;
 
-use crate::render::{Cast, Marks, lanes, mermaid, svg};
+use crate::render::svg::{TimeAxis, svg_on};
+use crate::render::{Cast, Marks, lanes, mermaid};
 
 /// A view of a run for people (`--view` in `run` and `render`; `run --render` and `render --format` are its aliases).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -31,7 +32,20 @@ impl View {
         }
     }
 
-    pub(super) fn render(self, events: &[TraceEvent], cast: &Cast, marks: &Marks) -> String {
+    /// The time axis `axis` asks for (`--time-axis`), checked against the view: only the SVG
+    /// picture has one, so asking another view for it is an error, not a silent no-op.
+    pub(super) fn time_axis(view: Option<View>, axis: Option<TimeAxis>) -> Result<TimeAxis, String> {
+        match (view, axis) {
+            (_, None) => Ok(TimeAxis::Rows),
+            (Some(View::Svg), Some(axis)) => Ok(axis),
+            (other, Some(_)) => Err(format!(
+                "--time-axis applies to the svg view only, not to {}: add `--view svg`",
+                other.map_or("the verdicts and timeline", View::name)
+            )),
+        }
+    }
+
+    pub(super) fn render(self, events: &[TraceEvent], cast: &Cast, marks: &Marks, axis: TimeAxis) -> String {
         match self {
             View::Text => lanes(events, marks),
             View::Mermaid => {
@@ -45,7 +59,7 @@ impl View {
                 }
                 diagram
             }
-            View::Svg => svg(events, cast, marks),
+            View::Svg => svg_on(events, cast, marks, axis),
         }
     }
 }

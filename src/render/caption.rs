@@ -10,6 +10,9 @@ pub struct Caption {
     pub name: String,
     pub description: String,
     pub seed: u64,
+    /// The scenario file the run was loaded from, as it was named to `locksim`; empty when
+    /// the diagram was drawn without one.
+    pub file: String,
 }
 
 impl Caption {
@@ -19,6 +22,7 @@ impl Caption {
             name: scenario.name.clone(),
             description: scenario.description.clone(),
             seed,
+            file: String::new(),
         }
     }
 
@@ -30,5 +34,30 @@ impl Caption {
         } else {
             format!("{}, seed {}", self.name, self.seed)
         }
+    }
+
+    /// The command that runs the drawn run again, when the scenario file is known.
+    pub fn replay(&self) -> Option<String> {
+        (!self.file.is_empty()).then(|| format!("locksim run {} --seed {}", self.file, self.seed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_replay_command_needs_the_file() {
+        let mut caption = Caption {
+            name: "clock-jump".into(),
+            seed: 7,
+            ..Caption::default()
+        };
+        assert_eq!(caption.replay(), None);
+        caption.file = "scenarios/redlock/clock-jump.toml".into();
+        assert_eq!(
+            caption.replay().as_deref(),
+            Some("locksim run scenarios/redlock/clock-jump.toml --seed 7")
+        );
     }
 }

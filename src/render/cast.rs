@@ -50,6 +50,13 @@ impl Cast {
         self
     }
 
+    /// The same cast for a run loaded from `file` (as named to `locksim`): its caption can then
+    /// say how to run it again.
+    pub fn from_file(mut self, file: &str) -> Self {
+        self.caption.file = file.to_string();
+        self
+    }
+
     /// What the diagram is about.
     pub fn caption(&self) -> &Caption {
         &self.caption

@@ -1,8 +1,9 @@
-//! How each note of a diagram is drawn — a colour per kind of fault, amber for a refused write,
-//! red for a violation — shared by every diagram (Mermaid, SVG), so that a pause, a crash, a
+//! How each note of a diagram is drawn — a colour per kind of fault, lime for an expiry or a
+//! lease's end, amber for a refused write, red for a violation — shared by every diagram (Mermaid, SVG), so that a pause, a crash, a
 //! clock jump, a partition and a failover look alike wherever they are drawn and unlike each
 //! other.
 
+use locksim_protocols::lock::obs::LockObs;
 use locksim_sim::trace::{Happening, TraceEvent};
 
 use super::diagram::{Emphasis, REFUSAL_RGB, VIOLATION_RGB};
@@ -80,7 +81,50 @@ const FAILOVER: Look = Look {
     stroke_width: 1,
     legend: "failover",
 };
-pub(crate) const LEGEND: [Look; 8] = [PLAIN, PAUSE, CRASH, CLOCK, NETWORK_FAULT, FAILOVER, REFUSAL, VIOLATION];
+/// A lock key or lease running out on its server, or a client finding its own validity over:
+/// the moment Kleppmann's story turns on (the lock is gone while its holder still acts), so it
+/// has a strong colour of its own, unlike any fault's.
+const EXPIRY: Look = Look {
+    class: "event expiry",
+    fill: "rgb(217, 249, 157)",
+    stroke: "rgb(77, 124, 15)",
+    stroke_width: 2,
+    legend: "expiry, lease end",
+};
+pub(crate) const LEGEND: [Look; 9] = [
+    PLAIN,
+    PAUSE,
+    CRASH,
+    CLOCK,
+    NETWORK_FAULT,
+    FAILOVER,
+    EXPIRY,
+    REFUSAL,
+    VIOLATION,
+];
+
+/// The events that end a lock or lease, by event name, whatever the model: a server's key or
+/// lease expiring (the lock vocabulary's, etcd's, ZooKeeper's session, a node-id lease), and a
+/// holder learning it lost its lock or lease.
+const EXPIRIES: [&str; 7] = [
+    "key_expired",
+    "lease_expired",
+    "session_expired",
+    "node_id_expired",
+    "lock_lost",
+    "lease_lost",
+    "node_id_lost",
+];
+
+/// Whether `e` marks the end of a lock or lease: one of [`EXPIRIES`], or a client's deadline
+/// check that finds its validity over.
+fn ends_a_lease(e: &TraceEvent) -> bool {
+    let Happening::Observe(o) = &e.what else {
+        return false;
+    };
+    EXPIRIES.contains(&o.event.as_str())
+        || (o.event == "deadline_checked" && matches!(o.decode(), Some(LockObs::DeadlineChecked { ok: false, .. })))
+}
 
 /// Emphasis first (as in the Mermaid diagram), then the kind of fault, so that each fault
 /// reads as what it is.
@@ -98,6 +142,7 @@ pub(crate) fn look(e: &TraceEvent, emphasis: Option<&Emphasis>) -> Look {
             | Happening::Lossy { .. }
             | Happening::WindowEnd { .. } => NETWORK_FAULT,
             Happening::Failover { .. } => FAILOVER,
+            _ if ends_a_lease(e) => EXPIRY,
             _ => PLAIN,
         },
     }

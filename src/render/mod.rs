@@ -34,7 +34,7 @@ pub use lanes::lanes;
 pub(crate) use life::changes_life;
 pub use mermaid::mermaid;
 pub use select::{Fold, Row, Selection, Selector, TimelineMode, select, selection};
-pub use svg::svg;
+pub use svg::{TimeAxis, svg, svg_on};
 
 /// Which events violate which invariants: event index -> invariant ids, in checker order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -4,50 +4,118 @@
 
 use super::layout::{Layout, Message, Note, Placed, Shape, Tone};
 use super::look::legend;
+use super::place::{BREAK_H, Break, Tick};
 use super::{
-    ALARM, BAND, BAND_H, DROPPED, GAP, GUTTER, HEAD_H, INK, LIFELINE, LINE, MARGIN, PAD, PAUSED, QUIET, centre, escape,
+    ALARM, BAND, BAND_H, DROPPED, FONT, GAP, Grid, HEAD_H, INK, LIFELINE, LINE, MARGIN, PAD, PAUSED, QUIET, escape,
     text_width,
 };
 use crate::render::life::Life;
 use crate::render::messages::Fate;
 use crate::render::secs;
 
-/// The document: lifelines under everything, then header and footer boxes, the rows, the
-/// legend.
-pub(super) fn draw(names: &[&str], layout: &Layout, title: &str) -> String {
-    let width = layout.right + MARGIN;
+/// The document: the caption (`heading`, drawn), lifelines under everything, then header and
+/// footer boxes, the rows, the breaks and time scale of a proportional axis, the legend. Its
+/// size is a `viewBox` and a width of 100%: it scales to the window or slide it is shown in.
+pub(super) fn draw(names: &[&str], grid: &Grid, layout: &Layout, heading: &str, title: &str) -> String {
+    let width = layout.right.max(grid.right()) + MARGIN;
     let foot_y = layout.end + GAP;
     let (legend, legend_h) = legend(width, foot_y + HEAD_H + 2 * GAP);
     let height = foot_y + HEAD_H + 2 * GAP + legend_h + MARGIN;
     let mut out = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n\
-         <svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{width}\" height=\"{height}\" \
+         <svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"100%\" style=\"width: 100%; height: auto\" \
          viewBox=\"0 0 {width} {height}\" font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" \
-         font-size=\"12\">\n<title>{}</title>\n",
+         font-size=\"{FONT}\">\n<title>{}</title>\n",
         escape(title)
     );
     out.push_str(DEFS);
     out.push_str(&format!(
         "<rect x=\"0\" y=\"0\" width=\"{width}\" height=\"{height}\" fill=\"rgb(255, 255, 255)\"/>\n"
     ));
+    out.push_str(heading);
     out.push_str(&format!(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{QUIET}\">true time</text>\n",
-        GUTTER - 8,
-        MARGIN + HEAD_H / 2 + 4
+        grid.gutter - 8,
+        layout.top + HEAD_H / 2 + 5
     ));
     for i in 0..names.len() {
-        out.push_str(&lifeline(i, &layout.rows, MARGIN + HEAD_H, foot_y));
+        out.push_str(&lifeline(grid.centre(i), i, &layout.rows, layout.top + HEAD_H, foot_y));
+    }
+    for b in &layout.breaks {
+        out.push_str(&draw_break(b, grid, width));
     }
     for (i, name) in names.iter().enumerate() {
-        out.push_str(&lane_box("lane-head", name, centre(i), MARGIN));
-        out.push_str(&lane_box("lane-foot", name, centre(i), foot_y));
+        out.push_str(&lane_box("lane-head", name, grid.centre(i), layout.top));
+        out.push_str(&lane_box("lane-foot", name, grid.centre(i), foot_y));
     }
     for row in &layout.rows {
-        out.push_str(&draw_row(row, width));
+        out.push_str(&draw_row(row, grid, width));
+    }
+    // Over the rows, so that a fold's band does not hide the seconds it spans.
+    if grid.scale {
+        out.push_str(&scale(&layout.ticks, layout.top + HEAD_H + GAP, layout.end));
     }
     out.push_str(&legend);
     out.push_str("</svg>\n");
     out
+}
+
+/// Where the time scale's line stands, in the gutter left of the rows' times.
+fn scale_x() -> i32 {
+    MARGIN + 52
+}
+
+/// The time scale: a line down the gutter, a tick and a label at each whole second.
+fn scale(ticks: &[Tick], top: i32, bottom: i32) -> String {
+    let x = scale_x();
+    let mut out = format!(
+        "<g class=\"time-scale\"><line x1=\"{x}\" y1=\"{top}\" x2=\"{x}\" y2=\"{bottom}\" stroke=\"{LIFELINE}\" stroke-width=\"2\"/>"
+    );
+    for t in ticks {
+        out.push_str(&format!(
+            "<line x1=\"{}\" y1=\"{y}\" x2=\"{x}\" y2=\"{y}\" stroke=\"{QUIET}\" stroke-width=\"2\"/>\
+             <text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"start\" font-size=\"12\" fill=\"{QUIET}\">{} s</text>",
+            x - 7,
+            MARGIN,
+            t.y + 4,
+            t.s,
+            y = t.y
+        ));
+    }
+    out.push_str("</g>\n");
+    out
+}
+
+/// A folded quiet span: a zigzag across the picture where time was cut out, and its length.
+fn draw_break(b: &Break, grid: &Grid, width: i32) -> String {
+    let (top, bottom) = (b.y + 8, b.y + BREAK_H - 8);
+    let zigzag = |y: i32| {
+        let mut d = format!("M {MARGIN} {y}");
+        let mut x = MARGIN;
+        let mut up = true;
+        while x + 8 <= width - MARGIN {
+            x += 8;
+            d.push_str(&format!(" L {x} {}", if up { y - 4 } else { y }));
+            up = !up;
+        }
+        d
+    };
+    // To the nearest tenth of a second.
+    let tenths = (b.quiet_ns + 50_000_000) / 100_000_000;
+    let text = format!("≈ {}.{} s quiet", tenths / 10, tenths % 10);
+    format!(
+        "<g class=\"break\"><rect x=\"{MARGIN}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"rgb(255, 255, 255)\"/>\
+         <path d=\"{} {}\" fill=\"none\" stroke=\"{QUIET}\" stroke-width=\"1\"/>\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-style=\"italic\" font-weight=\"bold\" fill=\"{QUIET}\">{}</text></g>\n",
+        top - 4,
+        width - 2 * MARGIN,
+        bottom - top + 4,
+        zigzag(top),
+        zigzag(bottom),
+        (grid.gutter + grid.right()) / 2,
+        (top + bottom) / 2 + 3,
+        escape(&text)
+    )
 }
 
 /// Arrowheads: filled for a delivered message, open for one still in flight.
@@ -60,20 +128,20 @@ const DEFS: &str = "<defs>\n\
 
 /// A node's header or footer box.
 fn lane_box(class: &str, name: &str, cx: i32, y: i32) -> String {
-    let w = (text_width(name) + 4 * PAD).max(96);
+    let w = (text_width(name) + 4 * PAD).max(110);
     format!(
         "<g class=\"{class}\"><rect x=\"{}\" y=\"{y}\" width=\"{w}\" height=\"{HEAD_H}\" rx=\"3\" \
          fill=\"rgb(243, 244, 246)\" stroke=\"{INK}\" stroke-width=\"1\"/>\
          <text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" font-weight=\"bold\" fill=\"{INK}\">{}</text></g>\n",
         cx - w / 2,
-        y + HEAD_H / 2 + 4,
+        y + HEAD_H / 2 + 5,
         escape(name)
     )
 }
 
-/// Column `i`'s lifeline from `top` to `bottom`: solid while the node runs, dotted from the
-/// middle of the row that paused it, absent while it is down.
-fn lifeline(i: usize, rows: &[Placed], top: i32, bottom: i32) -> String {
+/// Column `i`'s lifeline, at `x`, from `top` to `bottom`: solid while the node runs, dotted
+/// from the middle of the row that paused it, absent while it is down.
+fn lifeline(x: i32, i: usize, rows: &[Placed], top: i32, bottom: i32) -> String {
     let mut segments = Vec::new();
     let (mut from, mut life) = (top, Life::Running);
     for r in rows {
@@ -85,7 +153,6 @@ fn lifeline(i: usize, rows: &[Placed], top: i32, bottom: i32) -> String {
         }
     }
     segments.push((from, bottom, life));
-    let x = centre(i);
     let mut out = String::new();
     for (y1, y2, life) in segments {
         let style = match life {
@@ -100,27 +167,28 @@ fn lifeline(i: usize, rows: &[Placed], top: i32, bottom: i32) -> String {
     out
 }
 
-fn draw_row(row: &Placed, width: i32) -> String {
+fn draw_row(row: &Placed, grid: &Grid, width: i32) -> String {
     let time = |y: i32| match row.t_ns {
         Some(t) => format!(
             "<text x=\"{}\" y=\"{y}\" text-anchor=\"end\" fill=\"{QUIET}\">{} s</text>",
-            GUTTER - 8,
+            grid.gutter - 8,
             secs(t as i64)
         ),
         None => String::new(),
     };
     match &row.shape {
-        Shape::Note(n) => draw_note(n, row.y, &time(row.y + PAD + 11)),
+        Shape::Note(n) => draw_note(n, row.y, &time(row.y + PAD + 13)),
         Shape::Band(text) => format!(
-            "<g class=\"fold\"><rect x=\"{MARGIN}\" y=\"{}\" width=\"{}\" height=\"{BAND_H}\" fill=\"{BAND}\"/>\
+            "<g class=\"fold\"><rect x=\"{MARGIN}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{BAND}\" fill-opacity=\"0.6\"/>\
              <text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-style=\"italic\" fill=\"{QUIET}\">{}</text></g>\n",
             row.y,
             width - 2 * MARGIN,
+            row.h,
             width / 2,
-            row.y + 15,
+            row.y + BAND_H / 2 + 5,
             escape(text)
         ),
-        Shape::Message(m) => draw_message(m, row.y, &time(row.y + 22)),
+        Shape::Message(m) => draw_message(m, row.y, &time(row.y + 26)),
     }
 }
 
@@ -144,11 +212,11 @@ fn draw_note(n: &Note, y: i32, time: &str) -> String {
             look.stroke
         ));
     }
-    let mut baseline = y + PAD + 11;
+    let mut baseline = y + PAD + 13;
     for (line, tone) in &n.lines {
         let style = match tone {
             Tone::Plain => format!("fill=\"{INK}\""),
-            Tone::Quiet => format!("fill=\"{QUIET}\" font-size=\"11\""),
+            Tone::Quiet => format!("fill=\"{QUIET}\" font-size=\"13\""),
             Tone::Alarm => format!("fill=\"{ALARM}\" font-weight=\"bold\""),
         };
         out.push_str(&format!(
@@ -163,7 +231,7 @@ fn draw_note(n: &Note, y: i32, time: &str) -> String {
 }
 
 fn draw_message(m: &Message, y: i32, time: &str) -> String {
-    let line_y = y + 18;
+    let line_y = y + 22;
     let (class, stroke) = match m.fate {
         Fate::Delivered => ("arrow delivered", format!("stroke=\"{INK}\" marker-end=\"url(#head)\"")),
         Fate::Dropped(_) => (
@@ -211,13 +279,13 @@ fn draw_message(m: &Message, y: i32, time: &str) -> String {
     };
     // On a white ground, so the lifelines it crosses do not run through the letters.
     out.push_str(&format!(
-        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"rgb(255, 255, 255)\"/>\
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"17\" fill=\"rgb(255, 255, 255)\"/>\
          <text x=\"{}\" y=\"{}\" fill=\"{fill}\">{}</text></g>\n",
         m.label_x - 2,
         y,
         text_width(&m.label) + 4,
         m.label_x,
-        y + 11,
+        y + 13,
         escape(&m.label)
     ));
     out

@@ -1,10 +1,13 @@
-//! Where everything goes: each diagram item (`diagram.rs`) on a row of its own, top to
-//! bottom, as a note over its node's column, a message arrow between two columns, or a fold's
-//! band across them all — with each node's state after the row, for its lifeline.
+//! What each row draws: each diagram item (`diagram.rs`) on a row of its own, as a note over
+//! its node's column (its lines wrapped to the columns), a message arrow between two columns,
+//! or a fold's band across them all — with the true time it stands for and each node's state
+//! after it, for its lifeline. Where the rows go down the page is [`super::place`]'s.
 
 use locksim_sim::trace::TraceEvent;
 
-use super::{ARROW_H, BAND_H, COLUMN, GAP, HEAD_H, LINE, MARGIN, PAD, centre, fit, text_width};
+use super::place::{Break, Slot, Tick, place, ticks};
+use super::wrap::wrap;
+use super::{ARROW_H, BAND_H, GAP, Grid, HEAD_H, LINE, MARGIN, PAD, TimeAxis, text_width};
 use crate::render::diagram::{
     Emphasis, Item, arrow_label, describe, drawn_as_arrow, emphasis, fold_text, items, local_clocks, network_nodes,
 };
@@ -16,6 +19,11 @@ use crate::render::{Marks, NETWORK, secs};
 /// Everything placed: rows top to bottom and the size they need.
 pub(super) struct Layout {
     pub(super) rows: Vec<Placed>,
+    /// The long quiet spans folded out of a time-proportional axis, and its scale's ticks.
+    pub(super) breaks: Vec<Break>,
+    pub(super) ticks: Vec<Tick>,
+    /// Where the lane headers stand.
+    pub(super) top: i32,
     /// The rightmost x anything reaches.
     pub(super) right: i32,
     /// Below the last row.
@@ -28,6 +36,8 @@ pub(super) struct Placed {
     pub(super) h: i32,
     /// True time, in the gutter (a fold prints its own span).
     pub(super) t_ns: Option<u64>,
+    /// The true time its top and its bottom stand for: a fold spans its hidden events'.
+    pub(super) span_ns: (u64, u64),
     pub(super) shape: Shape,
     pub(super) lives: Vec<Life>,
 }
@@ -78,16 +88,24 @@ impl Shape {
     }
 }
 
-/// Places each diagram item (`diagram.rs`) on its own row.
-pub(super) fn layout(events: &[TraceEvent], marks: &Marks, names: &[&str], lock_servers: &[String]) -> Layout {
+/// Places each diagram item (`diagram.rs`) on its own row, the first below the lane headers
+/// at `top`, down the page as `axis` has it.
+pub(super) fn layout(
+    events: &[TraceEvent],
+    marks: &Marks,
+    names: &[&str],
+    lock_servers: &[String],
+    grid: &Grid,
+    top: i32,
+    axis: TimeAxis,
+) -> Layout {
     let column = |name: &str| names.iter().position(|n| *n == name);
     let mut lives = Lives::new(events, names);
     let mut now = vec![Life::Running; names.len()];
     let mut rows = Vec::new();
-    let mut y = MARGIN + HEAD_H + 2 * GAP;
-    let mut right = centre(names.len()) - COLUMN / 2;
+    let mut right = grid.right();
     for item in items(events, marks) {
-        let (t_ns, shape, h) = match item {
+        let (span_ns, t_ns, shape, h) = match item {
             Item::Event(e) => {
                 if drawn_as_arrow(e, marks) {
                     continue;
@@ -96,36 +114,61 @@ pub(super) fn layout(events: &[TraceEvent], marks: &Marks, names: &[&str], lock_
                     continue;
                 };
                 now = lives.advance(e.index).to_vec();
-                let note = note(e, marks, lock_servers, span, names.len());
+                let note = note(e, marks, lock_servers, span, grid);
                 let h = i32::try_from(note.lines.len()).unwrap_or(1) * LINE + 2 * PAD;
-                (Some(e.t_ns), Shape::Note(note), h)
+                ((e.t_ns, e.t_ns), Some(e.t_ns), Shape::Note(note), h)
             }
             Item::Fold(f) => {
                 now = lives.advance(f.last_index).to_vec();
-                (None, Shape::Band(fold_text(&f)), BAND_H)
+                ((f.first_t_ns, f.last_t_ns), None, Shape::Band(fold_text(&f)), BAND_H)
             }
             Item::Arrow(a) => {
                 let (Some(from), Some(to)) = (column(&a.from), column(&a.to)) else {
                     continue;
                 };
                 (
+                    (a.t_ns, a.t_ns),
                     Some(a.t_ns),
-                    Shape::Message(message(&a, from, to, names.len())),
+                    Shape::Message(message(&a, from, to, grid)),
                     ARROW_H,
                 )
             }
         };
         right = right.max(shape.right());
         rows.push(Placed {
-            y,
+            y: 0,
             h,
             t_ns,
+            span_ns,
             shape,
             lives: now.clone(),
         });
-        y += h + GAP;
     }
-    Layout { rows, right, end: y }
+    let mut slots: Vec<Slot> = rows
+        .iter()
+        .map(|r| Slot {
+            y: 0,
+            h: r.h,
+            span_ns: r.span_ns,
+            stretches: matches!(r.shape, Shape::Band(_)),
+        })
+        .collect();
+    let (breaks, end) = place(&mut slots, top + HEAD_H + 2 * GAP, axis);
+    for (r, s) in rows.iter_mut().zip(&slots) {
+        (r.y, r.h) = (s.y, s.h);
+    }
+    let ticks = match axis {
+        TimeAxis::Rows => Vec::new(),
+        TimeAxis::Proportional => ticks(&slots),
+    };
+    Layout {
+        rows,
+        breaks,
+        ticks,
+        top,
+        right,
+        end,
+    }
 }
 
 /// The columns a note stands over: its node's; a failover's primary, a delay's link; else —
@@ -145,7 +188,7 @@ fn span(e: &TraceEvent, column: &impl Fn(&str) -> Option<usize>, columns: usize)
     Some((a.min(b), a.max(b)))
 }
 
-fn note(e: &TraceEvent, marks: &Marks, lock_servers: &[String], (a, b): (usize, usize), columns: usize) -> Note {
+fn note(e: &TraceEvent, marks: &Marks, lock_servers: &[String], (a, b): (usize, usize), grid: &Grid) -> Note {
     let emphasis = emphasis(e, marks);
     let mut lines = Vec::new();
     let clocks = local_clocks(e);
@@ -156,28 +199,41 @@ fn note(e: &TraceEvent, marks: &Marks, lock_servers: &[String], (a, b): (usize, 
     if let Some(Emphasis::Violation(ids)) = &emphasis {
         lines.push((format!("VIOLATES {ids}"), Tone::Alarm));
     }
+    // Each line wrapped to the columns: a long note grows down, not out of the window.
+    let lines: Vec<(String, Tone)> = lines
+        .into_iter()
+        .flat_map(|(l, tone)| wrap(&l, grid.note_w() - 2 * PAD).into_iter().map(move |l| (l, tone)))
+        .collect();
     let text = lines.iter().map(|(l, _)| text_width(l)).max().unwrap_or(0);
-    let spread = if a == b { 0 } else { centre(b) - centre(a) + COLUMN / 2 };
+    let spread = if a == b {
+        0
+    } else {
+        grid.centre(b) - grid.centre(a) + grid.column / 2
+    };
     let w = (text + 2 * PAD).max(spread);
-    let x = fit((centre(a) + centre(b)) / 2 - w / 2, w, columns);
+    let x = grid.fit((grid.centre(a) + grid.centre(b)) / 2 - w / 2, w);
     Note {
         x,
         w,
-        owner: (a == b).then(|| centre(a)),
+        owner: (a == b).then(|| grid.centre(a)),
         look: look(e, emphasis.as_ref()),
         lines,
         title: format!("event #{} on {} at {} s", e.index, e.node, secs(e.t_ns as i64)),
     }
 }
 
-fn message(a: &Arrow, from: usize, to: usize, columns: usize) -> Message {
-    let (x1, x2) = (centre(from), centre(to));
+fn message(a: &Arrow, from: usize, to: usize, grid: &Grid) -> Message {
+    let (x1, x2) = (grid.centre(from), grid.centre(to));
     let label = arrow_label(a);
-    let label_x = if from == to {
+    let w = text_width(&label);
+    let label_x = if from != to {
+        grid.fit((x1 + x2) / 2 - w / 2, w)
+    } else if x1 + 30 + w <= grid.right() {
+        // Right of the loop a message to itself draws...
         x1 + 30
     } else {
-        let w = text_width(&label);
-        fit((x1 + x2) / 2 - w / 2, w, columns)
+        // ...or left of its lifeline, in the last columns.
+        grid.fit(x1 - 8 - w, w)
     };
     Message {
         x1,

@@ -32,9 +32,9 @@ fn escaped_text_parses_back_to_itself() {
 #[test]
 fn widths_round_up() {
     assert_eq!(text_width(""), 0);
-    assert_eq!(text_width("a"), 8);
-    assert_eq!(text_width("abcde"), 36);
-    assert_eq!(text_width("ééééé"), 36, "characters, not bytes");
+    assert_eq!(text_width("a"), 9);
+    assert_eq!(text_width("abcde"), 42);
+    assert_eq!(text_width("ééééé"), 42, "characters, not bytes");
 }
 
 fn ev(index: usize, t_ms: u64, node: &str, what: Happening, text: &str) -> TraceEvent {
@@ -124,7 +124,7 @@ fn a_small_story_is_well_formed_and_readable() {
     // client-0's lifeline: solid, dotted while paused, solid again.
     let dashes: Vec<Option<&str>> = groups("lifeline")
         .iter()
-        .filter(|l| l.attribute("x1") == Some(&centre(0).to_string()))
+        .filter(|l| l.attribute("x1") == Some(&Grid::new(2, TimeAxis::Rows).centre(0).to_string()))
         .map(|l| l.attribute("stroke-dasharray"))
         .collect();
     assert_eq!(dashes, [None, Some("2,4"), None]);
