@@ -11,7 +11,7 @@ use locksim_sim::trace::TraceEvent;
 
 use crate::atomic_file::Staged;
 use crate::load::load_file;
-use crate::render::{Cast, Marks};
+use crate::render::{Cast, Marks, Page};
 use crate::run_result::RunResult;
 use crate::run_stop::explain;
 use crate::timeline::{TimelineMode, render_run, run_with_timeline};
@@ -77,6 +77,12 @@ pub(super) fn run(
             events.as_deref().unwrap_or_default(),
             &Cast::of(&loaded.scenario),
             &Marks::from_verdicts(&result.outcome.verdicts),
+            &Page::of_run(
+                &loaded.scenario.name,
+                &loaded.scenario.description,
+                result.seed,
+                &result.outcome.verdicts,
+            ),
         )),
         (None, Format::Text) => out(&render_run(&result, &lines)),
         (None, Format::Json) => out(&format!(

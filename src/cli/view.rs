@@ -1,10 +1,10 @@
 //! The views of a run for people (`--view` in `run` and `render`; `run --render` and `render --format` are its aliases): a lane timeline, a
-//! Mermaid sequence diagram, or the same diagram as an SVG picture.
+//! Mermaid sequence diagram, the same diagram as an SVG picture, or the interactive HTML viewer.
 
 use clap::ValueEnum;
 use locksim_sim::trace::TraceEvent;
 
-use crate::render::{Cast, Marks, lanes, mermaid, svg};
+use crate::render::{Cast, Marks, Page, html, lanes, mermaid, svg};
 
 /// A view of a run for people (`--view` in `run` and `render`; `run --render` and `render --format` are its aliases).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -16,6 +16,10 @@ pub(super) enum View {
     /// The same sequence diagram as a standalone SVG picture (a .svg file): it opens in any
     /// browser or image viewer, without Mermaid, and shows true time beside every row.
     Svg,
+    /// The interactive trace viewer: one self-contained HTML page (a .html file) with a lane per
+    /// node, each client's lease as it believes it beside each server's key, the clocks at a
+    /// cursor stepped with the arrow keys, zoom, filters and the verdicts.
+    Html,
 }
 
 /// Mermaid's default `maxTextSize`: over it, Mermaid (and so GitHub) draws an error instead.
@@ -28,10 +32,12 @@ impl View {
             View::Text => "text",
             View::Mermaid => "mermaid",
             View::Svg => "svg",
+            View::Html => "html",
         }
     }
 
-    pub(super) fn render(self, events: &[TraceEvent], cast: &Cast, marks: &Marks) -> String {
+    /// `page` (the caption and verdicts) is drawn only by the HTML viewer.
+    pub(super) fn render(self, events: &[TraceEvent], cast: &Cast, marks: &Marks, page: &Page) -> String {
         match self {
             View::Text => lanes(events, marks),
             View::Mermaid => {
@@ -46,6 +52,7 @@ impl View {
                 diagram
             }
             View::Svg => svg(events, cast, marks),
+            View::Html => html(events, cast, page),
         }
     }
 }

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 mod cast;
 mod diagram;
+pub mod html;
 pub mod lanes;
 mod life;
 pub mod mermaid;
@@ -27,6 +28,7 @@ pub mod svg;
 mod test_events;
 
 pub use cast::Cast;
+pub use html::{Page, html};
 pub use lanes::lanes;
 pub(crate) use life::changes_life;
 pub use mermaid::mermaid;
