@@ -271,8 +271,19 @@ fn screenshots_of_three_stories() {
         let html = render(scenario, "html", &dir);
         let events = html.trace["events"].as_array().unwrap().clone();
         let turn = expiry(&events).unwrap_or_else(|| panic!("{name}: no expiry in the trace"));
-        b.open(&format!("{}#event={}", file_url(&html.view), turn.saturating_sub(1)))
-            .unwrap();
+        // Zoomed (by a power of two) so the story, up to its last violation, fills the window.
+        let last_t = events.last().and_then(|e| e["t_ns"].as_u64()).unwrap_or(1);
+        let story_t = html.trace["result"]["violations"]
+            .as_array()
+            .and_then(|v| v.iter().filter_map(|x| x["t_ns"].as_u64()).max())
+            .unwrap_or(last_t);
+        let zoom = (last_t as f64 / (story_t as f64 * 1.3).max(1.0))
+            .log2()
+            .floor()
+            .clamp(0.0, 10.0)
+            .exp2();
+        let url = format!("{}#event={}&zoom={zoom}", file_url(&html.view), turn.saturating_sub(1));
+        b.open(&url).unwrap();
         check_cursor(&mut b, &events, turn.saturating_sub(1));
         std::fs::write(
             out.join(format!("{name}.html-before-expiry.png")),
@@ -280,12 +291,13 @@ fn screenshots_of_three_stories() {
         )
         .unwrap();
         b.press(&[HOME]).unwrap();
-        b.click("#verdicts a.violation").unwrap();
         let first = html.trace["result"]["violations"]
             .as_array()
             .and_then(|v| v.iter().filter_map(|x| x["event"].as_u64()).min())
             .expect("a violation");
-        assert!(cursor(&mut b) >= first);
+        b.click(&format!("#verdicts a.violation[data-event-index='{first}']"))
+            .unwrap();
+        assert_eq!(cursor(&mut b), first, "{name}: the earliest violation's link");
         std::fs::write(
             out.join(format!("{name}.html-violation.png")),
             b.screenshot(false).unwrap(),

@@ -185,6 +185,12 @@
       }
     });
     const laneIndex = (name) => lanes.findIndex((l) => l[0] === name);
+    // Support first: a gap (red) is drawn over the too-thin support it stands for.
+    for (const s of TRACE.support) {
+      const i = laneIndex(s.node);
+      if (i < 0) continue;
+      rect(svg, s.from_t, s.to_t, top[i] + 30, 12, { fill: s.servers >= TRACE.quorum ? "#2e9e4f" : "#e0a800", class: "support" });
+    }
     for (const b of TRACE.beliefs) {
       const i = laneIndex(b.node);
       if (i < 0) continue;
@@ -202,11 +208,6 @@
       }
       svg.append(g);
     }
-    for (const s of TRACE.support) {
-      const i = laneIndex(s.node);
-      if (i < 0) continue;
-      rect(svg, s.from_t, s.to_t, top[i] + 30, 12, { fill: s.servers >= TRACE.quorum ? "#2e9e4f" : "#e0a800", class: "support" });
-    }
     for (const h of TRACE.held) {
       const i = laneIndex(h.node);
       if (i < 0) continue;
@@ -215,7 +216,7 @@
       rect(g, h.from_t, h.end_t, yy, 20, h.serving ? { fill: colour } : { fill: "#fff", stroke: colour, "stroke-dasharray": "4 3" });
       const who = h.owner ? " (" + h.owner + ")" : "";
       label(g, h.from_t, h.end_t, yy + 15, h.lease + who, h.serving ? "bar-label" : "dark-label");
-      if (h.expiry_t !== null && h.expiry_t <= lastT) {
+      if (h.expiry_t !== null && h.expiry_t <= h.end_t) {
         g.append(el("svg:line", { x1: x(h.expiry_t), x2: x(h.expiry_t), y1: yy - 3, y2: yy + 21, stroke: "#d62728", "stroke-width": 2 }));
       }
       if (h.end === "expired" || h.end === "lost in a crash") {
