@@ -297,7 +297,7 @@ fn screenshots_of_three_stories() {
             .expect("a violation");
         b.click(&format!("#verdicts a.violation[data-event-index='{first}']"))
             .unwrap();
-        assert_eq!(cursor(&mut b), first, "{name}: the earliest violation's link");
+        check_cursor(&mut b, &events, first);
         std::fs::write(
             out.join(format!("{name}.html-violation.png")),
             b.screenshot(false).unwrap(),

@@ -55,12 +55,19 @@ pub(super) fn data(events: &[TraceEvent], cast: &Cast, page: &Page) -> Value {
         })
         .collect();
     let spans = spans(events);
-    let lock_servers = cast.lock_servers().len();
+    // A client holds the lock while a quorum of the lock servers hold its key: a majority of
+    // them, but no more than its acquisitions were ever granted by (one primary for single
+    // Redis; an etcd leader, which a grant names as no server set at all).
+    let majority = cast.lock_servers().len() / 2 + 1;
+    let quorum = spans
+        .fewest_granted
+        .map_or(majority, |f| majority.min(f as usize))
+        .max(1);
     json!({
         "page": page,
         "network": NETWORK,
         "lanes": lanes,
-        "quorum": if lock_servers == 0 { 1 } else { lock_servers / 2 + 1 },
+        "quorum": quorum,
         "events": rows,
         "support": support(&spans.held),
         "beliefs": spans.beliefs,

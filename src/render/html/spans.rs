@@ -53,6 +53,8 @@ pub(super) struct Held {
 pub(super) struct Spans {
     pub beliefs: Vec<Belief>,
     pub held: Vec<Held>,
+    /// The fewest servers any acquisition was granted by (an etcd client names none: 0).
+    pub fewest_granted: Option<u32>,
 }
 
 /// Reads the lock facts of `events`; a trace of a model without leases gives no spans.
@@ -75,8 +77,11 @@ pub(super) fn spans(events: &[TraceEvent]) -> Spans {
             LockObs::Acquired {
                 lease,
                 deadline_mono_ns,
+                servers,
                 ..
             } => {
+                let granted = servers.count_ones();
+                out.fewest_granted = Some(out.fewest_granted.map_or(granted, |f| f.min(granted)));
                 close_beliefs(&mut out.beliefs, &mut open_beliefs, &e.node, e.t_ns, "released");
                 let deadline_mono = deadline_mono_ns.mono_ns();
                 open_beliefs.push(out.beliefs.len());

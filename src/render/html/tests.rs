@@ -87,3 +87,15 @@ fn a_model_without_leases_still_has_lanes_and_verdicts() {
     assert!(!data["lanes"].as_array().unwrap().is_empty());
     assert!(!data["page"]["verdicts"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn the_quorum_is_what_a_grant_needs() {
+    // Redlock: 3 of 5. Single Redis: its one primary. etcd: its leader, named by no server set.
+    for (file, quorum) in [
+        ("redlock/clock-jump.toml", 3),
+        ("single-redis/kleppmann-gc-pause.toml", 1),
+        ("etcd/gc-pause-never-checked.toml", 1),
+    ] {
+        assert_eq!(trace_data(&page_of(file).0)["quorum"], quorum, "{file}");
+    }
+}

@@ -69,19 +69,20 @@
     list.append(li);
   }
   verdicts.append(list);
+  // The legend: each swatch as the lanes draw it (a CSS background).
   const legend = document.getElementById("legend");
   [
-    ["#1f5fbf", "", "a client's lease as it believes it: from acquiring to the deadline it computed on its own clock"],
-    ["#fff", "url(#overrun)", "it goes on acting as the holder past that deadline"],
-    ["#2e9e4f", "", "under it: a quorum of servers holds its key"],
-    ["#e0a800", "", "fewer than a quorum hold it"],
-    ["#d62728", "", "it believes it holds the lock, no quorum holds its key: the gap"],
-    ["#1f5fbf", "", "on a server: the key as that server holds it, until its expiry or delete on the server's clock"],
-    ["#ddd", "", "paused (hatched) or crashed (dark)"],
-  ].forEach(([colour, , text]) => {
+    ["#1f5fbf", "a client's lease as it believes it: from acquiring to the deadline it computed on its own clock"],
+    ["repeating-linear-gradient(45deg,#d62728 0 3px,#fff 3px 7px)", "it goes on acting as the holder past that deadline"],
+    ["#2e9e4f", "under it: a quorum (" + TRACE.quorum + ") of servers holds its key"],
+    ["#e0a800", "fewer than a quorum hold it"],
+    ["#d62728", "it believes it holds the lock, no quorum holds its key: the gap"],
+    ["#1f5fbf", "on a server: the key as that server holds it, until its expiry or delete on the server's clock"],
+    ["repeating-linear-gradient(45deg,#c8c8c8 0 2px,#f2f2f2 2px 8px)", "paused"],
+    ["#aaa", "crashed"],
+  ].forEach(([swatch, text]) => {
     const item = el("span");
-    const sw = el("span", { class: "sw", style: "background:" + (colour === "#fff" ? "repeating-linear-gradient(45deg,#d62728 0 3px,#fff 3px 7px)" : colour) });
-    item.append(sw, text);
+    item.append(el("span", { class: "sw", style: "background:" + swatch }), text);
     legend.append(item);
   });
   const rows = document.getElementById("event-list");
