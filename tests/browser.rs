@@ -188,6 +188,13 @@ fn the_viewer_steps_shows_clocks_verdicts_and_filters_in_chromium() {
         check_cursor(&mut b, &events, v["event"].as_u64().unwrap());
     }
 
+    // Clicking an event, in the list or on its lane, moves the cursor to it.
+    b.click("#event-list div[data-event-index='30']").unwrap();
+    check_cursor(&mut b, &events, 30);
+    let marked = violations[0]["event"].as_u64().unwrap();
+    b.click(&format!("#marks .tick[data-event-index='{marked}']")).unwrap();
+    check_cursor(&mut b, &events, marked);
+
     // Zoom: + doubles, 0 fits.
     let width = "return Number(document.getElementById('lanes').getAttribute('width'))";
     let fit = b.eval(width).unwrap().as_f64().unwrap();

@@ -227,6 +227,7 @@
     }
     // The events: a mark each, in their lane's bottom row.
     const marks = el("svg:g", { id: "marks" });
+    const onTop = [];
     events.forEach((e, idx) => {
       const i = laneOf(e), h = heightOf(lanes[i][1]);
       const bad = marked.has(idx);
@@ -236,8 +237,11 @@
       });
       if (!shown[e[SAL]]) r.setAttribute("hidden", "");
       r.addEventListener("click", () => moveTo(idx));
-      marks.append(r);
+      if (bad) onTop.push(r);
+      else marks.append(r);
     });
+    // A violating event's mark goes last, so no later event's mark covers it from a click.
+    marks.append(...onTop);
     svg.append(marks);
     svg.append(el("svg:g", { id: "cursor-layer" }));
     drawCursor();
