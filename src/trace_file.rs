@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use locksim_protocols::Scenario;
 use locksim_sim::trace::TraceEvent;
 use serde_json::Value;
 
@@ -124,8 +125,14 @@ impl TraceFile {
 
     /// The roles of the recorded run's nodes, from the scenario the trace embeds.
     pub fn cast(&self) -> Result<Cast, LoadError> {
-        let (scenario, _) = parse_with_space(&self.scenario_file, &self.scenario_text)?;
-        Ok(Cast::of(&scenario).seeded(self.seed).from_file(&self.scenario_file))
+        Ok(Cast::of(&self.scenario()?)
+            .seeded(self.seed)
+            .from_file(&self.scenario_file))
+    }
+
+    /// The scenario the trace embeds, parsed as a scenario file is.
+    pub fn scenario(&self) -> Result<Scenario, LoadError> {
+        Ok(parse_with_space(&self.scenario_file, &self.scenario_text)?.0)
     }
 }
 

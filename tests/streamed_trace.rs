@@ -48,7 +48,7 @@ fn an_hour_long_trace_replays_and_renders_as_text() {
     let live = common::locksim(&["run", text(&scenario), "--render", "text"]);
     assert_eq!(common::stdout(&rendered), common::stdout(&live));
 
-    for format in ["mermaid", "svg"] {
+    for format in ["mermaid", "svg", "html"] {
         let o = common::locksim(&["render", text(&trace), "--format", format]);
         assert_eq!(o.status.code(), Some(2));
         let err = common::stderr(&o);

@@ -1,6 +1,7 @@
 //! Every catalogue scenario's trace, pinned by its SHA-256 at seeds 1, 2, 3 and its own,
 //! with its verdicts, and the SHA-256 of each of its views (full timeline, lanes, Mermaid, SVG)
-//! at its own seed: a refactoring must leave every byte of every trace and picture as it was.
+//! at its own seed, and of the HTML viewer for two stories: a refactoring must leave every byte
+//! of every trace and picture as it was.
 //! The snapshots pin what a reader sees in the compact timeline; this pins the rest.
 //!
 //! After an intended behaviour change, rewrite the pins with
@@ -9,12 +10,15 @@
 mod common;
 
 use locksim::load::load_file;
-use locksim::render::{Cast, Marks, lanes, mermaid, svg};
+use locksim::render::{Cast, Marks, Page, html, lanes, mermaid, svg};
 use locksim::run_result::RunResult;
 use locksim::sim::trace::sha256_hex;
 use locksim::timeline::{TimelineMode, render_run, run_with_timeline};
 
 const PINS: &str = "tests/pins/trace_hashes.txt";
+
+/// The scenarios whose `--view html` page is pinned too.
+const HTML_PINNED: [&str; 2] = ["single-redis/kleppmann-gc-pause.toml", "redlock/clock-jump.toml"];
 
 /// One line per (scenario, seed): path, seed, trace hash, and each verdict's word.
 fn lines() -> Vec<String> {
@@ -57,6 +61,14 @@ fn lines() -> Vec<String> {
             .map(|v| sha256_hex([v.as_str()])[..16].to_string())
             .collect();
         out.push(format!("{} views {}", rel.display(), hashes.join(" ")));
+        // The HTML viewer, pinned for the stories it was made for (its own line: the views
+        // line above keeps its bytes).
+        if HTML_PINNED.iter().any(|p| rel.ends_with(p)) {
+            let s = &loaded.scenario;
+            let page = Page::of_run(&s.name, &s.description, report.seed, &report.outcome.verdicts);
+            let hash = sha256_hex([html(events, &cast, &page).as_str()]);
+            out.push(format!("{} html {}", rel.display(), &hash[..16]));
+        }
     }
     out
 }

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use crate::render::Marks;
 use crate::render::svg::TimeAxis;
+use crate::render::{Cast, Marks, Page};
 use crate::{trace_file, trace_view};
 
 use super::view::View;
@@ -32,25 +32,38 @@ pub(super) fn render(path: PathBuf, view: View, axis: TimeAxis) -> u8 {
             return BAD_INPUT;
         }
     };
-    let cast = match trace.cast() {
-        Ok(cast) => cast,
+    let scenario = match trace.scenario() {
+        Ok(scenario) => scenario,
         Err(e) => {
             eprintln!("error: {}: the embedded scenario: {e}", path.display());
             return BAD_INPUT;
         }
     };
+    let cast = Cast::of(&scenario);
+    // Only the HTML viewer lists the verdicts: a verdict map it cannot read fails it alone.
+    let page = match view {
+        View::Html => Page::of_trace(&scenario.name, &scenario.description, trace.seed, &trace.result),
+        _ => Ok(Page::default()),
+    };
+    let page = match page {
+        Ok(page) => page,
+        Err(e) => {
+            eprintln!("error: {}: {e}", path.display());
+            return BAD_INPUT;
+        }
+    };
     let drawn = match view {
         View::Text => trace_view::trace_lanes(&trace, &cast, &marks),
-        View::Mermaid | View::Svg if trace.events > MAX_DIAGRAM_EVENTS => Err(format!(
+        View::Mermaid | View::Svg | View::Html if trace.events > MAX_DIAGRAM_EVENTS => Err(format!(
             "{}: {} events: the {} diagram holds every event at once, so it is drawn from at most \
              {MAX_DIAGRAM_EVENTS}; render the trace with `--view text`, which reads it as a stream",
             path.display(),
             trace.events,
             view.name()
         )),
-        View::Mermaid | View::Svg => trace
+        View::Mermaid | View::Svg | View::Html => trace
             .timeline_events(&cast)
-            .map(|events| view.render(&events, &cast, &marks, axis)),
+            .map(|events| view.render(&events, &cast, &marks, axis, &page)),
     };
     match drawn {
         Ok(text) => {

@@ -12,7 +12,7 @@ use locksim_sim::trace::TraceEvent;
 use crate::atomic_file::Staged;
 use crate::load::load_file;
 use crate::render::svg::TimeAxis;
-use crate::render::{Cast, Marks};
+use crate::render::{Cast, Marks, Page};
 use crate::run_result::RunResult;
 use crate::run_stop::explain;
 use crate::timeline::{TimelineMode, render_run, run_with_timeline};
@@ -79,6 +79,12 @@ pub(super) fn run(
             &Cast::of(&loaded.scenario).seeded(result.seed).from_file(&loaded.file),
             &Marks::from_verdicts(&result.outcome.verdicts),
             axis,
+            &Page::of_run(
+                &loaded.scenario.name,
+                &loaded.scenario.description,
+                result.seed,
+                &result.outcome.verdicts,
+            ),
         )),
         (None, Format::Text) => out(&render_run(&result, &lines)),
         (None, Format::Json) => out(&format!(

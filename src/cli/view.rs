@@ -1,11 +1,11 @@
 //! The views of a run for people (`--view` in `run` and `render`; `run --render` and `render --format` are its aliases): a lane timeline, a
-//! Mermaid sequence diagram, or the same diagram as an SVG picture.
+//! Mermaid sequence diagram, the same diagram as an SVG picture, or the interactive HTML viewer.
 
 use clap::ValueEnum;
 use locksim_sim::trace::TraceEvent;
 
 use crate::render::svg::{TimeAxis, svg_on};
-use crate::render::{Cast, Marks, lanes, mermaid};
+use crate::render::{Cast, Marks, Page, html, lanes, mermaid};
 
 /// A view of a run for people (`--view` in `run` and `render`; `run --render` and `render --format` are its aliases).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -17,6 +17,10 @@ pub(super) enum View {
     /// The same sequence diagram as a standalone SVG picture (a .svg file): it opens in any
     /// browser or image viewer, without Mermaid, and shows true time beside every row.
     Svg,
+    /// The interactive trace viewer: one self-contained HTML page (a .html file) with a lane per
+    /// node, each client's lease as it believes it beside each server's key, the clocks at a
+    /// cursor stepped with the arrow keys, zoom, filters and the verdicts.
+    Html,
 }
 
 /// Mermaid's default `maxTextSize`: over it, Mermaid (and so GitHub) draws an error instead.
@@ -29,6 +33,7 @@ impl View {
             View::Text => "text",
             View::Mermaid => "mermaid",
             View::Svg => "svg",
+            View::Html => "html",
         }
     }
 
@@ -45,7 +50,16 @@ impl View {
         }
     }
 
-    pub(super) fn render(self, events: &[TraceEvent], cast: &Cast, marks: &Marks, axis: TimeAxis) -> String {
+    /// `axis` is drawn only by the SVG picture, `page` (the caption and verdicts) only by the
+    /// HTML viewer.
+    pub(super) fn render(
+        self,
+        events: &[TraceEvent],
+        cast: &Cast,
+        marks: &Marks,
+        axis: TimeAxis,
+        page: &Page,
+    ) -> String {
         match self {
             View::Text => lanes(events, marks),
             View::Mermaid => {
@@ -60,6 +74,7 @@ impl View {
                 diagram
             }
             View::Svg => svg_on(events, cast, marks, axis),
+            View::Html => html(events, cast, page),
         }
     }
 }

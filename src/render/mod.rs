@@ -17,6 +17,7 @@ use serde_json::Value;
 mod caption;
 mod cast;
 mod diagram;
+pub mod html;
 pub mod lanes;
 mod life;
 mod look;
@@ -30,6 +31,7 @@ mod test_events;
 
 pub use caption::Caption;
 pub use cast::Cast;
+pub use html::{Page, html};
 pub use lanes::lanes;
 pub(crate) use life::changes_life;
 pub use mermaid::mermaid;
