@@ -167,3 +167,56 @@ fn a_transaction_pooler_gives_the_advisory_lock_to_both_clients_and_sessions_do_
         assert!(refused, "seed {seed}: a second session is refused");
     }
 }
+
+/// The first lease's `expires_at` on the server's wall clock (no clock is skewed in these
+/// stories, so it is also a true time).
+fn first_expiry_ns(run: &Run) -> u64 {
+    run.first("server-0", "key_set")["expiry"]["at_ns"].as_u64().unwrap()
+}
+
+#[test]
+fn now_in_a_long_transaction_passes_an_expired_lease_and_the_row_lock_still_serialises() {
+    for seed in 0..SEEDS {
+        let run = run_story("postgres-lease/long-tx-now-same-tx.toml", seed);
+        assert!(run.held(STALE_WRITE), "seed {seed}");
+        let guard = run.first("client-0", "lease_checked");
+        assert_eq!(guard["ok"], true, "seed {seed}: now() is the transaction's start");
+        assert!(
+            t(guard) > first_expiry_ns(&run),
+            "seed {seed}: the lease had expired in truth when the guard passed"
+        );
+        let late = late_writes(&run);
+        assert_eq!(late.len(), 1, "seed {seed}: client-0's late write commits");
+        let claims_before = run
+            .all("server-0", "key_set")
+            .into_iter()
+            .filter(|k| t(k) < t(late[0]))
+            .count();
+        assert_eq!(claims_before, 1, "seed {seed}: no claim while the row was locked");
+        let refused = run
+            .all("client-1", "acquire_failed")
+            .into_iter()
+            .any(|f| t(f) > t(guard) && f["why"].as_str().unwrap().contains("NOWAIT"));
+        assert!(refused, "seed {seed}: client-1 found the expired row locked");
+    }
+}
+
+#[test]
+fn now_in_a_separate_guard_lets_a_late_write_through_and_clock_timestamp_does_not() {
+    for seed in 0..SEEDS {
+        let run = run_story("postgres-lease/long-tx-now-separate-tx.toml", seed);
+        let stale = run.violated_at(STALE_WRITE);
+        assert_eq!(stale["client"], CLIENT_0, "seed {seed}");
+        assert_eq!(stale["token"], 1, "seed {seed}: under its first epoch");
+        let guard = run.first("client-0", "lease_checked");
+        assert_eq!(guard["ok"], true, "seed {seed}");
+        assert!(t(guard) > first_expiry_ns(&run), "seed {seed}: after the expiry");
+
+        let twin = run_story("postgres-lease/long-tx-clock-timestamp-separate-tx.toml", seed);
+        assert!(twin.held(STALE_WRITE), "seed {seed}");
+        let guard = twin.first("client-0", "lease_checked");
+        assert_eq!(guard["ok"], false, "seed {seed}");
+        assert_eq!(guard["why"], "expires_at has passed", "seed {seed}");
+        assert!(late_writes(&twin).is_empty(), "seed {seed}: client-0 writes nothing");
+    }
+}

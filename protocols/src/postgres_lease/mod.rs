@@ -4,8 +4,11 @@
 //! expires_at > ts FOR UPDATE`) and writes the counter. The variants the seed and the
 //! PostgreSQL manual tell apart: the guard inside the write's transaction (the row stays
 //! locked until `COMMIT`: a paused holder's late write is serialised before any new claim) or
-//! in a transaction of its own (stale); `ts` from the database's `clock_timestamp()` or from
-//! the client's clock (a client whose clock runs ahead steals a live lease); and
+//! in a transaction of its own (stale); `ts` from the database's `clock_timestamp()`, from
+//! `now()` (the start of the transaction, which under `begin = "before-read"` opens before the
+//! work: the guard passes on a lease that has expired in truth, and the row lock and the epoch
+//! still keep the late write before any new holder's), or from the client's clock (a client
+//! whose clock runs ahead steals a live lease); and
 //! `idle_in_transaction_session_timeout`, which ends a transaction left open by a holder that
 //! stopped or vanished (without it the row stays locked for good). With `lock = "advisory"` the
 //! clients take a session-level advisory lock instead, which ends with its session, and which
@@ -34,7 +37,7 @@ use crate::protocol::{Protocol, ProtocolSpec};
 use crate::runner::run_world;
 use crate::setting::Setting;
 use advisory::Pooler;
-use client::{ClientConfig, Guard, LockKind, PgClient};
+use client::{Begin, ClientConfig, Guard, LockKind, PgClient};
 use msg::PgMsg;
 use obs::PgObs;
 use server::{ExpiryClock, PgServer, ServerConfig};
@@ -109,14 +112,24 @@ impl PgLease {
                 Guard::SameTx,
                 "the guard SELECT ... FOR UPDATE inside the write's transaction (seed 000), or (wrong) committed on its own before the write",
             )?,
+            begin: k.choice(
+                "begin",
+                &[("at-guard", Begin::AtGuard), ("before-read", Begin::BeforeRead)],
+                Begin::AtGuard,
+                "where the guard's transaction begins: just before the guard (seed 000), or before reading the counter, open through the work (its now() is then the moment before the work)",
+            )?,
         };
         let server = ServerConfig {
             ttl_ns,
             expiry_clock: k.choice(
                 "expiry_clock",
-                &[("database", ExpiryClock::Database), ("client", ExpiryClock::Client)],
+                &[
+                    ("database", ExpiryClock::Database),
+                    ("transaction-start", ExpiryClock::TransactionStart),
+                    ("client", ExpiryClock::Client),
+                ],
                 ExpiryClock::Database,
-                "ts in the lease statements: the database's clock_timestamp(), or (wrong) a timestamp from the client's own clock",
+                "ts in the lease statements: the database's clock_timestamp(), now() (the transaction's start, fixed within it), or (wrong) a timestamp from the client's own clock",
             )?,
             idle_timeout_ns: k.millis(
                 "idle_in_transaction_session_timeout_ms",
@@ -132,6 +145,20 @@ impl PgLease {
                 "between clients and server: nothing, or (wrong for advisory locks) PgBouncer in transaction mode with a pool of one server connection",
             )?,
         };
+        if client.begin == Begin::BeforeRead && server.idle_timeout_ns > 0 {
+            // The server times one idle transaction, the guard's that holds the row; one open
+            // through the work on every client at once is not modelled.
+            return Err(k.error(
+                "begin",
+                "\"before-read\" cannot be combined with idle_in_transaction_session_timeout_ms > 0 (not modelled: the timeout would also run through the work of every client's open transaction)",
+            ));
+        }
+        if client.begin == Begin::BeforeRead && lock == LockKind::Advisory {
+            return Err(k.error(
+                "begin",
+                "\"before-read\" applies to the lease row's guard; lock = \"advisory\" has no guard",
+            ));
+        }
         let liveness_window_ns = parse_liveness_window(k, ttl_ns)?;
         Ok(Box::new(PgLease {
             clients,

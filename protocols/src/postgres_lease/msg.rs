@@ -19,14 +19,19 @@ pub enum PgMsg {
         lease: u64,
         client_wall_ns: i64,
     },
-    /// `SELECT value FROM resource WHERE id = 1`.
+    /// `SELECT value FROM resource WHERE id = 1`; `begin`: after a `BEGIN` that opens the
+    /// write's transaction here, before the work (`begin = "before-read"`), so that its
+    /// `now()` is this moment.
     Read {
         req: u64,
         session: u64,
+        begin: bool,
     },
     /// Seed 000's guard: `SELECT owner FROM lease WHERE id = 1 AND epoch = :epoch AND
     /// expires_at > ts FOR UPDATE NOWAIT`. `hold`: inside the write's transaction (`BEGIN`
     /// first, the row stays locked until `COMMIT`); otherwise a transaction of its own.
+    /// `begun`: the transaction was opened before the read, so the guard runs inside it (and,
+    /// without `hold`, commits it).
     Check {
         req: u64,
         session: u64,
@@ -34,6 +39,7 @@ pub enum PgMsg {
         epoch: u64,
         client_wall_ns: i64,
         hold: bool,
+        begun: bool,
     },
     /// `UPDATE resource SET value = :value WHERE id = 1`, then `COMMIT` of the guard's
     /// transaction (`in_tx`) or on its own.
@@ -109,14 +115,43 @@ impl fmt::Display for PgMsg {
             PgMsg::Claim { .. } => f.write_str(
                 "BEGIN; SELECT lease FOR UPDATE NOWAIT; UPDATE lease SET owner, epoch + 1, expires_at = ts + ttl WHERE owner IS NULL OR expires_at <= ts; COMMIT",
             ),
-            PgMsg::Read { .. } => f.write_str("SELECT value FROM resource"),
-            PgMsg::Check { epoch, hold: true, .. } => write!(
+            PgMsg::Read { begin: false, .. } => f.write_str("SELECT value FROM resource"),
+            PgMsg::Read { begin: true, .. } => f.write_str("BEGIN; SELECT value FROM resource"),
+            PgMsg::Check {
+                epoch,
+                hold: true,
+                begun: false,
+                ..
+            } => write!(
                 f,
                 "BEGIN; SELECT owner FROM lease WHERE epoch = {epoch} AND expires_at > ts FOR UPDATE NOWAIT"
             ),
-            PgMsg::Check { epoch, hold: false, .. } => write!(
+            PgMsg::Check {
+                epoch,
+                hold: false,
+                begun: false,
+                ..
+            } => write!(
                 f,
                 "SELECT owner FROM lease WHERE epoch = {epoch} AND expires_at > ts FOR UPDATE NOWAIT (own transaction)"
+            ),
+            PgMsg::Check {
+                epoch,
+                hold: true,
+                begun: true,
+                ..
+            } => write!(
+                f,
+                "SELECT owner FROM lease WHERE epoch = {epoch} AND expires_at > ts FOR UPDATE NOWAIT (in the open transaction)"
+            ),
+            PgMsg::Check {
+                epoch,
+                hold: false,
+                begun: true,
+                ..
+            } => write!(
+                f,
+                "SELECT owner FROM lease WHERE epoch = {epoch} AND expires_at > ts FOR UPDATE NOWAIT; COMMIT"
             ),
             PgMsg::Write { value, in_tx: true, .. } => write!(f, "UPDATE resource SET value = {value}; COMMIT"),
             PgMsg::Write { value, in_tx: false, .. } => write!(f, "UPDATE resource SET value = {value} (autocommit)"),

@@ -11,6 +11,8 @@
 //! waited for the holder's `COMMIT`; failing fast and retrying reaches the same state without
 //! a queue of statements whose clients may have given up.
 
+use std::collections::BTreeMap;
+
 use locksim_sim::{Ctx, NodeId, TimerTag};
 
 use super::advisory::{Advisory, Pooler};
@@ -27,6 +29,10 @@ pub const IDLE: TimerTag = 0;
 pub enum ExpiryClock {
     /// `clock_timestamp()`: the database server's clock when the statement runs.
     Database,
+    /// `now()`: the start of the statement's transaction, the same for every statement in it
+    /// (PostgreSQL manual, 9.9.5 "Current Date/Time"). In a transaction opened before the read
+    /// (`begin = "before-read"`), a guard made after the work reads the moment of `BEGIN`.
+    TransactionStart,
     /// Wrong: a timestamp the client sends from its own clock (`:now` bound by the app).
     Client,
 }
@@ -59,6 +65,11 @@ pub struct PgServer {
     value: u64,
     /// Volatile: a crash rolls back the open transaction.
     row_lock: Option<Holder>,
+    /// Volatile: the transaction each client opened before its read, on the session it opened
+    /// it on, with its start on this server's clock (its `now()`). One per client: a client
+    /// that reconnects leaves its old transaction to a backend whose statements never come
+    /// again, holding no row (only a guard locks the row, and a guard's transaction is here).
+    begun: BTreeMap<NodeId, (u64, i64)>,
     advisory: Advisory,
 }
 
@@ -75,15 +86,28 @@ impl PgServer {
             expires_at_ns: 0,
             value: 0,
             row_lock: None,
+            begun: BTreeMap::new(),
             advisory: Advisory::new(cfg.pooler),
         }
     }
 
-    /// `ts` of a lease statement.
-    fn ts(&self, ctx: &PgCtx<'_>, client_wall_ns: i64) -> i64 {
+    /// `ts` of a lease statement from `from`'s `session`: `now()` is its open transaction's
+    /// start, or this statement's if it opens its own.
+    fn ts(&self, ctx: &PgCtx<'_>, from: NodeId, session: u64, client_wall_ns: i64) -> i64 {
         match self.cfg.expiry_clock {
             ExpiryClock::Database => ctx.wall_ns(),
+            ExpiryClock::TransactionStart => match self.begun.get(&from) {
+                Some(&(s, start_ns)) if s == session => start_ns,
+                _ => ctx.wall_ns(),
+            },
             ExpiryClock::Client => client_wall_ns,
+        }
+    }
+
+    /// `from`'s transaction opened before its read, on `session`, ends.
+    fn end_begun(&mut self, from: NodeId, session: u64) {
+        if self.begun.get(&from).is_some_and(|&(s, _)| s == session) {
+            self.begun.remove(&from);
         }
     }
 
@@ -125,7 +149,12 @@ impl PgServer {
                     },
                 );
             }
-            PgMsg::Read { req, .. } => ctx.send(from, PgMsg::Value { req, value: self.value }),
+            PgMsg::Read { req, session, begin } => {
+                if begin {
+                    self.begun.insert(from, (session, ctx.wall_ns()));
+                }
+                ctx.send(from, PgMsg::Value { req, value: self.value });
+            }
             PgMsg::Check {
                 req,
                 session,
@@ -133,8 +162,14 @@ impl PgServer {
                 epoch,
                 client_wall_ns,
                 hold,
+                ..
             } => {
                 let (ok, why) = self.check(ctx, from, session, lease, epoch, client_wall_ns);
+                if !(ok && hold) {
+                    // Committed on its own, or rolled back by the client on 0 rows (seed 000:
+                    // guardedStore "回滚并返回 false").
+                    self.end_begun(from, session);
+                }
                 if ok && hold {
                     self.lock_row(
                         ctx,
@@ -156,6 +191,9 @@ impl PgServer {
                 based_on,
                 in_tx,
             } => {
+                if in_tx {
+                    self.end_begun(from, session);
+                }
                 if in_tx && !self.holds(from, session) {
                     let why = "no open transaction: it was rolled back";
                     ctx.send(from, PgMsg::Failed { req, why });
@@ -193,6 +231,7 @@ impl PgServer {
             PgMsg::Unlock { session } => self.advisory.unlock(ctx, session),
             PgMsg::Disconnect { session } => {
                 self.advisory.disconnected(ctx, session);
+                self.end_begun(from, session);
                 if self.holds(from, session) {
                     ctx.cancel_timer(IDLE);
                     self.unlock_row(ctx, "rolled back: the client closed its connection");
@@ -214,7 +253,7 @@ impl PgServer {
         if self.locked_against(from, session) {
             return (None, ROW_LOCKED);
         }
-        let ts = self.ts(ctx, client_wall_ns);
+        let ts = self.ts(ctx, from, session, client_wall_ns);
         if self.owner.is_some() && self.expires_at_ns > ts {
             return (None, "the lease row has an owner and has not expired");
         }
@@ -249,7 +288,7 @@ impl PgServer {
             (false, "the epoch moved on: the lease was claimed again")
         } else if self.owner != Some(lease) {
             (false, "the lease row has no owner: released")
-        } else if self.expires_at_ns <= self.ts(ctx, client_wall_ns) {
+        } else if self.expires_at_ns <= self.ts(ctx, from, session, client_wall_ns) {
             (false, "expires_at has passed")
         } else if self.locked_against(from, session) {
             (false, ROW_LOCKED)
@@ -296,6 +335,7 @@ impl PgServer {
             return;
         }
         if let Some(h) = self.row_lock {
+            self.end_begun(h.client, h.session);
             self.unlock_row(ctx, "rolled back: idle-in-transaction timeout, session terminated");
             ctx.send(h.client, PgMsg::Terminated { session: h.session });
         }
@@ -304,6 +344,7 @@ impl PgServer {
     /// A crash rolls back the open transaction and ends every session; committed rows survive.
     pub fn on_crash(&mut self, ctx: &mut PgCtx<'_>) {
         self.unlock_row(ctx, "rolled back: the server crashed");
+        self.begun.clear();
         self.advisory.crash(ctx);
     }
 }
