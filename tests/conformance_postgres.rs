@@ -511,10 +511,14 @@ fn a_waiting_transactions_now_is_its_start(db: &Cluster, n: &mut Steps) {
     });
     std::thread::sleep(Duration::from_millis(2 * TTL_MS));
     tx.commit().unwrap();
-    let (began, now_after, clock_after, expired_by_now, expired_by_clock) =
-        answered.recv_timeout(Duration::from_secs(5)).expect("the waiter got the row");
+    let (began, now_after, clock_after, expired_by_now, expired_by_clock) = answered
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the waiter got the row");
     waiter.join().unwrap();
-    assert_eq!(began, now_after, "now() after the wait is the waiting transaction's start");
+    assert_eq!(
+        began, now_after,
+        "now() after the wait is the waiting transaction's start"
+    );
     assert!(
         clock_after - now_after >= (2 * TTL_MS * 1_000) as i64,
         "clock_timestamp() moved on through the wait: {now_after} -> {clock_after}"

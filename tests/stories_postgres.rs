@@ -181,6 +181,15 @@ fn now_in_a_long_transaction_passes_an_expired_lease_and_the_row_lock_still_seri
         assert!(run.held(STALE_WRITE), "seed {seed}");
         let guard = run.first("client-0", "lease_checked");
         assert_eq!(guard["ok"], true, "seed {seed}: now() is the transaction's start");
+        let now = run.first("server-0", "now_is_transaction_start");
+        assert!(
+            now["now_ns"].as_u64().unwrap() < first_expiry_ns(&run),
+            "seed {seed}: now() reads a moment before the expiry: {now}"
+        );
+        assert!(
+            now["clock_ns"].as_u64().unwrap() > first_expiry_ns(&run),
+            "seed {seed}: the server's clock is past it: {now}"
+        );
         assert!(
             t(guard) > first_expiry_ns(&run),
             "seed {seed}: the lease had expired in truth when the guard passed"
@@ -217,6 +226,10 @@ fn now_in_a_separate_guard_lets_a_late_write_through_and_clock_timestamp_does_no
         let guard = twin.first("client-0", "lease_checked");
         assert_eq!(guard["ok"], false, "seed {seed}");
         assert_eq!(guard["why"], "expires_at has passed", "seed {seed}");
+        assert!(
+            twin.kind("now_is_transaction_start").is_empty(),
+            "seed {seed}: clock_timestamp() is the guard's own time"
+        );
         assert!(late_writes(&twin).is_empty(), "seed {seed}: client-0 writes nothing");
     }
 }

@@ -104,6 +104,23 @@ impl PgServer {
         }
     }
 
+    /// Records a guard's `now()` that lags the server's clock: the moment its transaction
+    /// began, not the guard's.
+    fn note_stale_now(&self, ctx: &mut PgCtx<'_>, from: NodeId, session: u64) {
+        if self.cfg.expiry_clock != ExpiryClock::TransactionStart {
+            return;
+        }
+        let clock_ns = ctx.wall_ns();
+        let now_ns = self.ts(ctx, from, session, 0);
+        if now_ns < clock_ns {
+            ctx.record(PgObs::Pg(PgEvent::NowIsTransactionStart {
+                client: from,
+                now_ns,
+                clock_ns,
+            }));
+        }
+    }
+
     /// `from`'s transaction opened before its read, on `session`, ends.
     fn end_begun(&mut self, from: NodeId, session: u64) {
         if self.begun.get(&from).is_some_and(|&(s, _)| s == session) {
@@ -164,6 +181,7 @@ impl PgServer {
                 hold,
                 ..
             } => {
+                self.note_stale_now(ctx, from, session);
                 let (ok, why) = self.check(ctx, from, session, lease, epoch, client_wall_ns);
                 if !(ok && hold) {
                     // Committed on its own, or rolled back by the client on 0 rows (seed 000:
