@@ -495,6 +495,12 @@ fn postgres_lease_and_refund_knobs_name_the_key_and_the_reason() {
             "lock = \"advisory\" has no guard",
         ),
         (
+            "postgres-lease",
+            "tcp_keepalives_count = 0",
+            "protocol.tcp_keepalives_count",
+            "must be between 1 and 1000 (got 0)",
+        ),
+        (
             "refund",
             "ledger_fence = \"loose\"",
             "protocol.ledger_fence",

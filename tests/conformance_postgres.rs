@@ -25,6 +25,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use locksim::protocols::postgres_lease::advisory::Pooler;
+use locksim::protocols::postgres_lease::keepalive::LINUX_DEFAULTS;
 use locksim::protocols::postgres_lease::msg::PgMsg;
 use locksim::protocols::postgres_lease::server::{ExpiryClock, IDLE, PgServer, ServerConfig};
 use locksim::sim::rng::stream;
@@ -72,6 +73,7 @@ impl Model {
                 expiry_clock,
                 idle_timeout_ns: idle_timeout_ms * 1_000_000,
                 pooler,
+                keepalive: LINUX_DEFAULTS,
             }),
             rng: stream(1, "conformance"),
             began: Instant::now(),
@@ -531,6 +533,49 @@ fn a_waiting_transactions_now_is_its_start(db: &Cluster, n: &mut Steps) {
     n.step();
 }
 
+/// What the model's keepalive defaults stand for: PostgreSQL ships `tcp_keepalives_* = 0`,
+/// which on a TCP connection means the kernel's own settings — what `SHOW` then reads, and
+/// what `/proc/sys/net/ipv4/tcp_keepalive_*` hold (Linux: 7200 s, 75 s, 9 probes, the
+/// model's `LINUX_DEFAULTS`).
+fn keepalive_defaults_are_the_kernels(db: &Cluster, n: &mut Steps) {
+    let mut c = db.connect();
+    let settings = [
+        (
+            "tcp_keepalives_idle",
+            "tcp_keepalive_time",
+            LINUX_DEFAULTS.idle_ns / 1_000_000_000,
+        ),
+        (
+            "tcp_keepalives_interval",
+            "tcp_keepalive_intvl",
+            LINUX_DEFAULTS.interval_ns / 1_000_000_000,
+        ),
+        (
+            "tcp_keepalives_count",
+            "tcp_keepalive_probes",
+            u64::from(LINUX_DEFAULTS.count),
+        ),
+    ];
+    for (setting, proc_name, model) in settings {
+        let boot = simple(
+            &mut c,
+            &format!("SELECT boot_val FROM pg_settings WHERE name = '{setting}'"),
+        );
+        assert_eq!(boot, "0", "{setting} ships as 0: the operating system's default");
+        let shown: u64 = simple(&mut c, &format!("SHOW {setting}")).parse().unwrap();
+        let kernel: u64 = std::fs::read_to_string(format!("/proc/sys/net/ipv4/{proc_name}"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(shown, kernel, "{setting} over TCP reads the kernel's {proc_name}");
+        if kernel != model {
+            eprintln!("conformance_postgres: this host's {proc_name} is {kernel}, not Linux's default {model}");
+        }
+        n.step();
+    }
+}
+
 fn advisory_locks_end_with_their_session(db: &Cluster, n: &mut Steps) {
     let (mut a, mut b) = (db.connect(), db.connect());
     let try_lock = "SELECT pg_try_advisory_lock(42)";
@@ -622,7 +667,7 @@ fn the_lease_model_answers_as_postgresql_does() {
     };
     let db = Cluster::start(&bin);
     let mut n = Steps::default();
-    let cases: [(&str, Case); 9] = [
+    let cases: [(&str, Case); 10] = [
         (
             "now() vs clock_timestamp()",
             now_is_the_transaction_start_and_clock_timestamp_moves,
@@ -646,6 +691,7 @@ fn the_lease_model_answers_as_postgresql_does() {
         ),
         ("a waiting transaction's now()", a_waiting_transactions_now_is_its_start),
         ("advisory locks and sessions", advisory_locks_end_with_their_session),
+        ("keepalive defaults", keepalive_defaults_are_the_kernels),
         (
             "pgbouncer transaction pooling",
             a_transaction_pooler_gives_one_session_lock_to_two_clients,

@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::story::{Run, run_story, t};
+use common::story::{Run, run_scenario, run_story, t};
+use locksim::Scenario;
+use locksim::load::parse_scenario;
 use locksim::protocols::lock::check::{LIVENESS, MUTUAL_EXCLUSION, STALE_WRITE};
 use serde_json::Value;
 
@@ -231,5 +233,97 @@ fn now_in_a_separate_guard_lets_a_late_write_through_and_clock_timestamp_does_no
             "seed {seed}: clock_timestamp() is the guard's own time"
         );
         assert!(late_writes(&twin).is_empty(), "seed {seed}: client-0 writes nothing");
+    }
+}
+
+/// The server's first dropped connection.
+fn dropped(run: &Run) -> &Value {
+    run.first("server-0", "connection_dropped")
+}
+
+/// advisory-holder-partitioned.toml with its `[protocol]` lines `changes` applied.
+fn partitioned_holder(changes: &[(&str, &str)]) -> Scenario {
+    let path = common::scenario("postgres-lease/advisory-holder-partitioned.toml");
+    let mut text = std::fs::read_to_string(path).unwrap();
+    for (from, to) in changes {
+        assert!(text.contains(from), "{from}");
+        text = text.replace(from, to);
+    }
+    parse_scenario("advisory-holder-partitioned.toml", &text).unwrap()
+}
+
+#[test]
+fn keepalive_drops_a_partitioned_holders_session_and_its_advisory_lock() {
+    for seed in 0..SEEDS {
+        let run = run_story("postgres-lease/advisory-holder-partitioned-keepalive.toml", seed);
+        let drop = dropped(&run);
+        assert_eq!(drop["client"], CLIENT_0, "seed {seed}");
+        assert!(drop["how"].as_str().unwrap().contains("unanswered"), "seed {seed}");
+        // 5 s of quiet after client-0's read reached the server, then 9 probes 1 s apart.
+        let read = run.first("client-0", "read_done");
+        let quiet_ns = t(drop) - t(read);
+        assert!(
+            (13_900_000_000..14_100_000_000).contains(&quiet_ns),
+            "seed {seed}: dropped {quiet_ns} ns after client-0 fell silent"
+        );
+        let next = run.first("client-1", "acquired");
+        assert!(
+            t(next) > t(drop),
+            "seed {seed}: client-1 acquires once the session is gone"
+        );
+        assert!(
+            t(next) < t(run.first("network", "heal")),
+            "seed {seed}: during the partition"
+        );
+
+        let default = run_story("postgres-lease/advisory-holder-partitioned.toml", seed);
+        assert!(default.kind("connection_dropped").is_empty(), "seed {seed}");
+        assert!(default.all("client-1", "acquired").is_empty(), "seed {seed}");
+        assert!(!default.held(LIVENESS), "seed {seed}");
+    }
+}
+
+#[test]
+fn with_the_os_defaults_the_lock_outlives_its_host_by_two_hours_eleven_minutes() {
+    // The host stays cut off past them (were it back, the first probe would meet a reset).
+    let s = partitioned_holder(&[
+        ("duration_ms = 90000", "duration_ms = 8000000"),
+        ("heal_after_ms = 60000", "heal_after_ms = 7950000"),
+        ("work_ms = 1000", "work_ms = 1000\nretry_ms = 60000"),
+    ]);
+    let run = run_scenario(&s, 1);
+    let drop = dropped(&run);
+    let read = run.first("client-0", "read_done");
+    // 7200 s of quiet, then 9 probes 75 s apart: 7875 s.
+    let quiet_ns = t(drop) - t(read);
+    assert!(
+        (7_874_900_000_000..7_875_100_000_000).contains(&quiet_ns),
+        "dropped {quiet_ns} ns after client-0 fell silent"
+    );
+    assert!(
+        run.all("client-1", "acquired").into_iter().all(|a| t(a) > t(drop)),
+        "nobody else holds the lock before the session is dropped"
+    );
+    assert!(
+        !run.all("client-1", "acquired").is_empty(),
+        "client-1 acquires once it is"
+    );
+}
+
+#[test]
+fn a_host_back_from_the_partition_resets_the_probed_connection() {
+    // Keepalive slower than the partition: the first probe reaches client-0 after the heal,
+    // on a connection its host closed long ago; the reset ends the session at once.
+    let s = partitioned_holder(&[("work_ms = 1000", "work_ms = 1000\ntcp_keepalives_idle_ms = 70000")]);
+    for seed in 0..SEEDS {
+        let run = run_scenario(&s, seed);
+        let drop = dropped(&run);
+        assert!(drop["how"].as_str().unwrap().contains("reset"), "seed {seed}: {drop}");
+        let read = run.first("client-0", "read_done");
+        assert!(
+            t(drop) - t(read) < 70_100_000_000,
+            "seed {seed}: at the first probe, not after nine"
+        );
+        assert!(t(drop) > t(run.first("network", "heal")), "seed {seed}");
     }
 }

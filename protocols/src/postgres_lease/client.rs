@@ -173,6 +173,16 @@ impl PgClient {
     }
 
     pub fn on_msg(&mut self, ctx: &mut PgCtx<'_>, msg: PgMsg) {
+        if let PgMsg::KeepaliveProbe { session } = msg {
+            // The kernel answers, whatever the process is doing.
+            let reply = if session == self.session {
+                PgMsg::KeepaliveAck { session }
+            } else {
+                PgMsg::KeepaliveReset { session }
+            };
+            ctx.send(self.server, reply);
+            return;
+        }
         if let PgMsg::Terminated { session } = msg {
             if session == self.session {
                 self.reconnect(ctx);

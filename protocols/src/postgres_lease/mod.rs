@@ -11,23 +11,29 @@
 //! whose clock runs ahead steals a live lease); and
 //! `idle_in_transaction_session_timeout`, which ends a transaction left open by a holder that
 //! stopped or vanished (without it the row stays locked for good). With `lock = "advisory"` the
-//! clients take a session-level advisory lock instead, which ends with its session, and which
-//! a transaction-mode pooler (`pooler = "transaction"`) hands to every client of the pool.
+//! clients take a session-level advisory lock instead, which ends with its session (for a
+//! host that crashed or was cut off, when TCP keepalive gives up on its connection: 2 h 11 min
+//! with Linux's defaults), and which a transaction-mode pooler (`pooler = "transaction"`)
+//! hands to every client of the pool.
 //!
 //! Sources: seed 000 ("同库事务可以直接保护写入"); PostgreSQL 15 manual, 9.9.5 "Current Date/Time",
 //! 13.3.2 "Row-Level Locks", `SELECT` "The Locking Clause" (`NOWAIT`), 20.11
-//! `idle_in_transaction_session_timeout`, 9.27.10 "Advisory Lock Functions"; PgBouncer's
+//! `idle_in_transaction_session_timeout`, 20.3.1 `tcp_keepalives_*`, 9.27.10 "Advisory Lock
+//! Functions"; PgBouncer's
 //! "Features" page (session-level advisory locks do not work in transaction pooling).
 
 pub mod advisory;
+pub mod begun;
 pub mod client;
+pub mod config;
+pub mod keepalive;
 pub mod msg;
 pub mod obs;
 pub mod server;
 
 use locksim_sim::{Ctx, Node, NodeId, NodeSetup, Recording, TimerTag};
 
-use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS};
+use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS, MAX_MS};
 use crate::layout::{Layout, Role};
 use crate::lock::check::LOCK_INVARIANTS;
 use crate::lock::knobs::parse_liveness_window;
@@ -38,6 +44,8 @@ use crate::runner::run_world;
 use crate::setting::Setting;
 use advisory::Pooler;
 use client::{Begin, ClientConfig, Guard, LockKind, PgClient};
+use keepalive::{KeepaliveConfig, LINUX_DEFAULTS};
+use locksim_sim::time::NS_PER_MS;
 use msg::PgMsg;
 use obs::PgObs;
 use server::{ExpiryClock, PgServer, ServerConfig};
@@ -52,6 +60,9 @@ pub static SPEC: ProtocolSpec = ProtocolSpec {
         "protocol.expiry_clock",
         "protocol.idle_in_transaction_session_timeout_ms",
         "protocol.pooler",
+        "protocol.tcp_keepalives_idle_ms",
+        "protocol.tcp_keepalives_interval_ms",
+        "protocol.tcp_keepalives_count",
     ],
 };
 
@@ -144,6 +155,29 @@ impl PgLease {
                 Pooler::None,
                 "between clients and server: nothing, or (wrong for advisory locks) PgBouncer in transaction mode with a pool of one server connection",
             )?,
+            keepalive: KeepaliveConfig {
+                idle_ns: k.millis(
+                    "tcp_keepalives_idle_ms",
+                    LINUX_DEFAULTS.idle_ns / NS_PER_MS,
+                    1,
+                    MAX_MS,
+                    "tcp_keepalives_idle: quiet time before the server probes a holder's connection (PostgreSQL's 0 = the OS's; Linux 7200 s)",
+                )?,
+                interval_ns: k.millis(
+                    "tcp_keepalives_interval_ms",
+                    LINUX_DEFAULTS.interval_ns / NS_PER_MS,
+                    1,
+                    MAX_MS,
+                    "tcp_keepalives_interval: between unanswered probes (Linux 75 s)",
+                )?,
+                count: k.uint(
+                    "tcp_keepalives_count",
+                    u64::from(LINUX_DEFAULTS.count),
+                    1,
+                    1_000,
+                    "tcp_keepalives_count: unanswered probes before the server drops the connection, ending its session (Linux 9)",
+                )? as u32,
+            },
         };
         if client.begin == Begin::BeforeRead && server.idle_timeout_ns > 0 {
             // The server times one idle transaction, the guard's that holds the row; one open

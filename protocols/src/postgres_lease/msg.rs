@@ -70,6 +70,18 @@ pub enum PgMsg {
     Unlock {
         session: u64,
     },
+    /// A TCP keepalive probe on `session`'s connection (sent by the server's kernel).
+    KeepaliveProbe {
+        session: u64,
+    },
+    /// The client's kernel answers a probe: an ACK for its current connection.
+    KeepaliveAck {
+        session: u64,
+    },
+    /// The client's kernel answers a probe for a connection it no longer has: a reset.
+    KeepaliveReset {
+        session: u64,
+    },
     /// The client closed its connection (a driver does after a request timed out): the server
     /// reads end-of-file and rolls back whatever the session had open.
     Disconnect {
@@ -107,6 +119,25 @@ pub enum PgMsg {
     Terminated {
         session: u64,
     },
+}
+
+impl PgMsg {
+    /// The session (connection) a client's message travels on.
+    pub fn session(&self) -> Option<u64> {
+        match self {
+            PgMsg::Claim { session, .. }
+            | PgMsg::Read { session, .. }
+            | PgMsg::Check { session, .. }
+            | PgMsg::Write { session, .. }
+            | PgMsg::Release { session, .. }
+            | PgMsg::TryLock { session, .. }
+            | PgMsg::Unlock { session }
+            | PgMsg::KeepaliveAck { session }
+            | PgMsg::KeepaliveReset { session }
+            | PgMsg::Disconnect { session } => Some(*session),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for PgMsg {
@@ -159,6 +190,9 @@ impl fmt::Display for PgMsg {
             PgMsg::TryLock { .. } => f.write_str("SELECT pg_try_advisory_lock(1)"),
             PgMsg::Unlock { .. } => f.write_str("SELECT pg_advisory_unlock(1)"),
             PgMsg::Disconnect { .. } => f.write_str("close connection"),
+            PgMsg::KeepaliveProbe { .. } => f.write_str("TCP keepalive probe"),
+            PgMsg::KeepaliveAck { .. } => f.write_str("TCP ACK (keepalive)"),
+            PgMsg::KeepaliveReset { .. } => f.write_str("TCP RST: no such connection"),
             PgMsg::Locked { ok, .. } => write!(f, "pg_try_advisory_lock = {}", if *ok { "t" } else { "f" }),
             PgMsg::Claimed { epoch: Some(e), .. } => write!(f, "claimed: epoch {e}"),
             PgMsg::Claimed { epoch: None, why, .. } => write!(f, "not claimed: {why}"),

@@ -36,6 +36,8 @@ pub enum PgEvent {
     /// what `clock_timestamp()` would have read): `expiry_clock = "transaction-start"` in a
     /// transaction opened before the work.
     NowIsTransactionStart { client: NodeId, now_ns: i64, clock_ns: i64 },
+    /// The server dropped `client`'s connection (`how`): its session ended.
+    ConnectionDropped { client: NodeId, how: &'static str },
     /// That transaction ended: committed, or rolled back (`how`).
     RowUnlocked {
         client: NodeId,
@@ -64,6 +66,7 @@ pub const SERVER_EVENTS: &[&str] = &[
     "token_issued",
     "row_locked",
     "now_is_transaction_start",
+    "connection_dropped",
     "row_unlocked",
     "write_applied",
 ];
@@ -96,6 +99,7 @@ impl Observation for PgObs {
             PgObs::Pg(PgEvent::LeaseChecked { .. }) => "lease_checked",
             PgObs::Pg(PgEvent::RowLocked { .. }) => "row_locked",
             PgObs::Pg(PgEvent::NowIsTransactionStart { .. }) => "now_is_transaction_start",
+            PgObs::Pg(PgEvent::ConnectionDropped { .. }) => "connection_dropped",
             PgObs::Pg(PgEvent::RowUnlocked { .. }) => "row_unlocked",
         }
     }
@@ -106,7 +110,7 @@ impl Observation for PgObs {
         match self {
             PgObs::Lock(o) => o.salience(),
             PgObs::Pg(PgEvent::LeaseChecked { ok: false, .. }) => Salience::Salient,
-            PgObs::Pg(PgEvent::NowIsTransactionStart { .. }) => Salience::Salient,
+            PgObs::Pg(PgEvent::NowIsTransactionStart { .. } | PgEvent::ConnectionDropped { .. }) => Salience::Salient,
             PgObs::Pg(PgEvent::RowUnlocked { how, .. }) if *how != COMMIT => Salience::Salient,
             PgObs::Pg(_) => Salience::Routine,
         }
@@ -147,6 +151,9 @@ impl Observation for PgObs {
                     fmt_signed_secs(*now_ns),
                     fmt_signed_secs(*clock_ns)
                 ),
+                PgEvent::ConnectionDropped { client, how } => {
+                    format!("CONNECTION DROPPED: {}'s session ends: {how}", names.of(*client))
+                }
                 PgEvent::RowUnlocked { client, lease, how } => format!(
                     "{}'s transaction (lease {}) ended: {how}; lease row unlocked",
                     names.of(*client),
