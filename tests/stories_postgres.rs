@@ -287,8 +287,8 @@ fn keepalive_drops_a_partitioned_holders_session_and_its_advisory_lock() {
 fn with_the_os_defaults_the_lock_outlives_its_host_by_two_hours_eleven_minutes() {
     // The host stays cut off past them (were it back, the first probe would meet a reset).
     let s = partitioned_holder(&[
-        ("duration_ms = 90000", "duration_ms = 8000000"),
-        ("heal_after_ms = 60000", "heal_after_ms = 7950000"),
+        ("duration_ms = 45000", "duration_ms = 8000000"),
+        ("heal_after_ms = 20000", "heal_after_ms = 7950000"),
         ("work_ms = 1000", "work_ms = 1000\nretry_ms = 60000"),
     ]);
     let run = run_scenario(&s, 1);
@@ -314,14 +314,14 @@ fn with_the_os_defaults_the_lock_outlives_its_host_by_two_hours_eleven_minutes()
 fn a_host_back_from_the_partition_resets_the_probed_connection() {
     // Keepalive slower than the partition: the first probe reaches client-0 after the heal,
     // on a connection its host closed long ago; the reset ends the session at once.
-    let s = partitioned_holder(&[("work_ms = 1000", "work_ms = 1000\ntcp_keepalives_idle_ms = 70000")]);
+    let s = partitioned_holder(&[("work_ms = 1000", "work_ms = 1000\ntcp_keepalives_idle_ms = 25000")]);
     for seed in 0..SEEDS {
         let run = run_scenario(&s, seed);
         let drop = dropped(&run);
         assert!(drop["how"].as_str().unwrap().contains("reset"), "seed {seed}: {drop}");
         let read = run.first("client-0", "read_done");
         assert!(
-            t(drop) - t(read) < 70_100_000_000,
+            t(drop) - t(read) < 25_100_000_000,
             "seed {seed}: at the first probe, not after nine"
         );
         assert!(t(drop) > t(run.first("network", "heal")), "seed {seed}");

@@ -52,7 +52,7 @@ use server::{ExpiryClock, PgServer, ServerConfig};
 
 pub static SPEC: ProtocolSpec = ProtocolSpec {
     kind: "postgres-lease",
-    summary: "seed 000's lease row in PostgreSQL: claim with an epoch, guard with SELECT ... FOR UPDATE in the write's transaction or apart, expiry by clock_timestamp() or the client's clock, idle_in_transaction_session_timeout; or a session-level advisory lock, direct or behind a transaction-mode pooler",
+    summary: "seed 000's lease row in PostgreSQL: claim with an epoch, guard with SELECT ... FOR UPDATE in the write's transaction or apart, expiry by clock_timestamp(), now() or the client's clock, idle_in_transaction_session_timeout; or a session-level advisory lock, direct or behind a transaction-mode pooler; TCP keepalive ends a vanished client's session",
     parse: PgLease::parse,
     invariants: LOCK_INVARIANTS,
     protections: &[
