@@ -477,6 +477,30 @@ fn postgres_lease_and_refund_knobs_name_the_key_and_the_reason() {
             "must be between 0 and 3600000 (got -5)",
         ),
         (
+            "postgres-lease",
+            "expiry_clock = \"statement\"",
+            "protocol.expiry_clock",
+            "unknown value \"statement\"",
+        ),
+        (
+            "postgres-lease",
+            "begin = \"before-read\"\nidle_in_transaction_session_timeout_ms = 2000",
+            "protocol.begin",
+            "cannot be combined with idle_in_transaction_session_timeout_ms > 0",
+        ),
+        (
+            "postgres-lease",
+            "begin = \"before-read\"\nlock = \"advisory\"",
+            "protocol.begin",
+            "lock = \"advisory\" has no guard",
+        ),
+        (
+            "postgres-lease",
+            "tcp_keepalives_count = 0",
+            "protocol.tcp_keepalives_count",
+            "must be between 1 and 1000 (got 0)",
+        ),
+        (
             "refund",
             "ledger_fence = \"loose\"",
             "protocol.ledger_fence",

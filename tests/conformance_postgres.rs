@@ -25,6 +25,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use locksim::protocols::postgres_lease::advisory::Pooler;
+use locksim::protocols::postgres_lease::keepalive::LINUX_DEFAULTS;
 use locksim::protocols::postgres_lease::msg::PgMsg;
 use locksim::protocols::postgres_lease::server::{ExpiryClock, IDLE, PgServer, ServerConfig};
 use locksim::sim::rng::stream;
@@ -57,16 +58,22 @@ struct Model {
 
 impl Model {
     fn new(idle_timeout_ms: u64) -> Self {
-        Self::with(idle_timeout_ms, Pooler::None)
+        Self::with(idle_timeout_ms, Pooler::None, ExpiryClock::Database)
     }
 
-    fn with(idle_timeout_ms: u64, pooler: Pooler) -> Self {
+    /// A model whose lease statements read `expiry_clock`.
+    fn clocked(expiry_clock: ExpiryClock) -> Self {
+        Self::with(0, Pooler::None, expiry_clock)
+    }
+
+    fn with(idle_timeout_ms: u64, pooler: Pooler, expiry_clock: ExpiryClock) -> Self {
         Model {
             server: PgServer::new(ServerConfig {
                 ttl_ns: TTL_MS * 1_000_000,
-                expiry_clock: ExpiryClock::Database,
+                expiry_clock,
                 idle_timeout_ns: idle_timeout_ms * 1_000_000,
                 pooler,
+                keepalive: LINUX_DEFAULTS,
             }),
             rng: stream(1, "conformance"),
             began: Instant::now(),
@@ -121,8 +128,26 @@ impl Model {
         }
     }
 
+    /// `BEGIN; SELECT value FROM resource`: the counter, in a transaction opened here.
+    fn begin_and_read(&mut self, from: u32) -> u64 {
+        let reply = self.send(from, |req| PgMsg::Read {
+            req,
+            session: u64::from(from) + 1,
+            begin: true,
+        });
+        match reply.as_slice() {
+            [PgMsg::Value { value, .. }] => *value,
+            other => panic!("model read answered {other:?}"),
+        }
+    }
+
     /// The guard: `Ok(true)` one row, `Ok(false)` none, `Err` row locked (NOWAIT).
     fn check(&mut self, from: u32, lease: u64, epoch: u64) -> Result<bool, &'static str> {
+        self.check_in(from, lease, epoch, false)
+    }
+
+    /// The guard, in the transaction `begin_and_read` opened when `begun`.
+    fn check_in(&mut self, from: u32, lease: u64, epoch: u64, begun: bool) -> Result<bool, &'static str> {
         let reply = self.send(from, |req| PgMsg::Check {
             req,
             session: u64::from(from) + 1,
@@ -130,6 +155,7 @@ impl Model {
             epoch,
             client_wall_ns: 0,
             hold: true,
+            begun,
         });
         match reply.as_slice() {
             [PgMsg::Checked { ok: false, why, .. }] if why.contains("NOWAIT") => Err(why),
@@ -169,6 +195,11 @@ fn replies(out: Vec<Effect<PgMsg, impl Sized>>) -> Vec<PgMsg> {
 /// Seed 000's claim in one transaction: lock the row NOWAIT, take it if free or expired by
 /// clock_timestamp(). `Some(epoch)`, `None` (0 rows), or the lock error.
 fn claim(c: &mut Client, lease: u64) -> Result<Option<u64>, SqlState> {
+    claim_by(c, "clock_timestamp()", lease)
+}
+
+/// The claim with `ts` (`clock_timestamp()` or `now()`) for the time.
+fn claim_by(c: &mut Client, ts: &str, lease: u64) -> Result<Option<u64>, SqlState> {
     let mut tx = c.transaction().expect("BEGIN");
     if let Err(e) = tx.query("SELECT 1 FROM lease WHERE id = 1 FOR UPDATE NOWAIT", &[]) {
         return Err(e.code().cloned().expect("an error with a SQLSTATE"));
@@ -176,8 +207,8 @@ fn claim(c: &mut Client, lease: u64) -> Result<Option<u64>, SqlState> {
     let rows = tx
         .query(
             &format!(
-                "UPDATE lease SET owner = $1, epoch = epoch + 1, expires_at = clock_timestamp() + interval '{TTL_MS} milliseconds'
-                 WHERE id = 1 AND (owner IS NULL OR expires_at <= clock_timestamp()) RETURNING epoch"
+                "UPDATE lease SET owner = $1, epoch = epoch + 1, expires_at = {ts} + interval '{TTL_MS} milliseconds'
+                 WHERE id = 1 AND (owner IS NULL OR expires_at <= {ts}) RETURNING epoch"
             ),
             &[&(lease as i64)],
         )
@@ -188,8 +219,13 @@ fn claim(c: &mut Client, lease: u64) -> Result<Option<u64>, SqlState> {
 
 /// Seed 000's guard, opening the write's transaction: `Ok(true)` when the row is still ours.
 fn guard<'c>(tx: &mut Transaction<'c>, lease: u64, epoch: u64) -> Result<bool, SqlState> {
+    guard_by(tx, "clock_timestamp()", lease, epoch)
+}
+
+/// The guard with `ts` (`clock_timestamp()` or `now()`) for the time.
+fn guard_by<'c>(tx: &mut Transaction<'c>, ts: &str, lease: u64, epoch: u64) -> Result<bool, SqlState> {
     match tx.query(
-        "SELECT owner FROM lease WHERE id = 1 AND epoch = $1 AND expires_at > clock_timestamp() FOR UPDATE NOWAIT",
+        &format!("SELECT owner FROM lease WHERE id = 1 AND epoch = $1 AND expires_at > {ts} FOR UPDATE NOWAIT"),
         &[&(epoch as i64)],
     ) {
         Ok(rows) => Ok(rows
@@ -393,6 +429,153 @@ fn idle_in_transaction_timeout_aborts_the_paused_holder(db: &Cluster, n: &mut St
     n.step();
 }
 
+/// `expiry_clock = "transaction-start"` with `begin = "before-read"`: a guard made late in a
+/// transaction begun while the lease was live reads now() = that start, and passes on a lease
+/// that clock_timestamp() calls expired; its row lock then keeps a claim out until COMMIT.
+/// And the epoch in the guard's WHERE catches a claim made while the transaction stood open.
+fn a_guard_on_now_in_a_transaction_begun_before_expiry(db: &Cluster, n: &mut Steps) {
+    let (mut a, mut b) = (db.connect(), db.connect());
+    a.batch_execute(SCHEMA).unwrap();
+    let mut on_now = Model::clocked(ExpiryClock::TransactionStart);
+    let mut on_clock = Model::clocked(ExpiryClock::Database);
+    assert_eq!(claim_by(&mut a, "now()", LEASE_A), Ok(Some(1)));
+    assert_eq!(on_now.claim(A, LEASE_A), Some(1));
+    assert_eq!(on_clock.claim(A, LEASE_A), Some(1));
+    n.step();
+    // A opens the write's transaction and reads while its lease is live, then works past it.
+    let mut tx = a.transaction().unwrap();
+    let read = "SELECT value FROM resource WHERE id = 1";
+    assert_eq!(tx.query_one(read, &[]).unwrap().get::<_, i64>(0), 0);
+    assert_eq!(on_now.begin_and_read(A), 0);
+    assert_eq!(on_clock.begin_and_read(A), 0);
+    std::thread::sleep(Duration::from_millis(2 * TTL_MS));
+    // In that one transaction, clock_timestamp() sees the expiry: 0 rows, nothing locked ...
+    assert_eq!(guard_by(&mut tx, "clock_timestamp()", LEASE_A, 1), Ok(false));
+    assert_eq!(on_clock.check_in(A, LEASE_A, 1, true), Ok(false));
+    n.step();
+    // ... and now(), the transaction's start, does not: 1 row, and the row is locked.
+    assert_eq!(guard_by(&mut tx, "now()", LEASE_A, 1), Ok(true));
+    assert_eq!(on_now.check_in(A, LEASE_A, 1, true), Ok(true));
+    n.step();
+    // B's claim, on now() in its own fresh transaction, finds the expired row locked.
+    assert_eq!(claim_by(&mut b, "now()", LEASE_B), Err(SqlState::LOCK_NOT_AVAILABLE));
+    assert_eq!(on_now.claim(B, LEASE_B), None);
+    n.step();
+    // A's late write commits, and only then does B's claim go through.
+    tx.execute("UPDATE resource SET value = 1 WHERE id = 1", &[]).unwrap();
+    tx.commit().unwrap();
+    assert!(on_now.write(A, LEASE_A, 1, 1));
+    assert_eq!(claim_by(&mut b, "now()", LEASE_B), Ok(Some(2)));
+    assert_eq!(on_now.claim(B, LEASE_B), Some(2));
+    n.step();
+    // A opens a transaction while B's lease is live; B's lease expires, A claims again
+    // (epoch 3) from another connection of its own — say it restarted — and the old
+    // transaction's guard on now() at B's epoch, though now() says B's lease is live, finds
+    // the epoch moved: 0 rows.
+    let mut stale = b.transaction().unwrap();
+    assert_eq!(stale.query_one(read, &[]).unwrap().get::<_, i64>(0), 1);
+    assert_eq!(on_now.begin_and_read(B), 1);
+    std::thread::sleep(Duration::from_millis(2 * TTL_MS));
+    assert_eq!(claim_by(&mut a, "now()", LEASE_A), Ok(Some(3)));
+    assert_eq!(on_now.claim(A, LEASE_A), Some(3));
+    n.step();
+    assert_eq!(guard_by(&mut stale, "now()", LEASE_B, 2), Ok(false));
+    assert_eq!(on_now.check_in(B, LEASE_B, 2, true), Ok(false));
+    n.step();
+}
+
+/// What the model's claims never do (they lock NOWAIT) but a plain `FOR UPDATE` claim would:
+/// wait for the holder's COMMIT. The waiting transaction's now() is still its own start, so
+/// after the wait it calls a lease live that clock_timestamp() calls expired — a claim on
+/// now() that waited refuses, which costs a retry, never safety.
+fn a_waiting_transactions_now_is_its_start(db: &Cluster, n: &mut Steps) {
+    let (mut a, mut b) = (db.connect(), db.connect());
+    a.batch_execute(SCHEMA).unwrap();
+    assert_eq!(claim(&mut a, LEASE_A), Ok(Some(1)));
+    let mut tx = a.transaction().unwrap();
+    assert_eq!(guard(&mut tx, LEASE_A, 1), Ok(true));
+    let (done, answered) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let mut btx = b.transaction().unwrap();
+        let micros = "SELECT (extract(epoch FROM now()) * 1e6)::bigint";
+        let began: i64 = btx.query_one(micros, &[]).unwrap().get(0);
+        btx.query("SELECT 1 FROM lease WHERE id = 1 FOR UPDATE", &[]).unwrap();
+        let row = btx
+            .query_one(
+                "SELECT (extract(epoch FROM now()) * 1e6)::bigint, (extract(epoch FROM clock_timestamp()) * 1e6)::bigint,
+                        expires_at <= now(), expires_at <= clock_timestamp() FROM lease WHERE id = 1",
+                &[],
+            )
+            .unwrap();
+        btx.rollback().unwrap();
+        let answer: (i64, i64, i64, bool, bool) = (began, row.get(0), row.get(1), row.get(2), row.get(3));
+        done.send(answer).unwrap();
+    });
+    std::thread::sleep(Duration::from_millis(2 * TTL_MS));
+    tx.commit().unwrap();
+    let (began, now_after, clock_after, expired_by_now, expired_by_clock) = answered
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the waiter got the row");
+    waiter.join().unwrap();
+    assert_eq!(
+        began, now_after,
+        "now() after the wait is the waiting transaction's start"
+    );
+    assert!(
+        clock_after - now_after >= (2 * TTL_MS * 1_000) as i64,
+        "clock_timestamp() moved on through the wait: {now_after} -> {clock_after}"
+    );
+    n.step();
+    assert!(
+        !expired_by_now && expired_by_clock,
+        "after the wait, now() calls the lease live, clock_timestamp() expired"
+    );
+    n.step();
+}
+
+/// What the model's keepalive defaults stand for: PostgreSQL ships `tcp_keepalives_* = 0`,
+/// which on a TCP connection means the kernel's own settings — what `SHOW` then reads, and
+/// what `/proc/sys/net/ipv4/tcp_keepalive_*` hold (Linux: 7200 s, 75 s, 9 probes, the
+/// model's `LINUX_DEFAULTS`).
+fn keepalive_defaults_are_the_kernels(db: &Cluster, n: &mut Steps) {
+    let mut c = db.connect();
+    let settings = [
+        (
+            "tcp_keepalives_idle",
+            "tcp_keepalive_time",
+            LINUX_DEFAULTS.idle_ns / 1_000_000_000,
+        ),
+        (
+            "tcp_keepalives_interval",
+            "tcp_keepalive_intvl",
+            LINUX_DEFAULTS.interval_ns / 1_000_000_000,
+        ),
+        (
+            "tcp_keepalives_count",
+            "tcp_keepalive_probes",
+            u64::from(LINUX_DEFAULTS.count),
+        ),
+    ];
+    for (setting, proc_name, model) in settings {
+        let boot = simple(
+            &mut c,
+            &format!("SELECT boot_val FROM pg_settings WHERE name = '{setting}'"),
+        );
+        assert_eq!(boot, "0", "{setting} ships as 0: the operating system's default");
+        let shown: u64 = simple(&mut c, &format!("SHOW {setting}")).parse().unwrap();
+        let kernel: u64 = std::fs::read_to_string(format!("/proc/sys/net/ipv4/{proc_name}"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(shown, kernel, "{setting} over TCP reads the kernel's {proc_name}");
+        if kernel != model {
+            eprintln!("conformance_postgres: this host's {proc_name} is {kernel}, not Linux's default {model}");
+        }
+        n.step();
+    }
+}
+
 fn advisory_locks_end_with_their_session(db: &Cluster, n: &mut Steps) {
     let (mut a, mut b) = (db.connect(), db.connect());
     let try_lock = "SELECT pg_try_advisory_lock(42)";
@@ -450,7 +633,7 @@ fn a_transaction_pooler_gives_one_session_lock_to_two_clients(db: &Cluster, n: &
     };
     let bouncer = Bouncer::start(&program, db);
     let (mut x, mut y, mut direct) = (bouncer.connect(), bouncer.connect(), db.connect());
-    let mut m = Model::with(0, Pooler::Transaction);
+    let mut m = Model::with(0, Pooler::Transaction, ExpiryClock::Database);
     assert_eq!(simple(&mut x, "SELECT pg_try_advisory_lock(7)"), "t");
     assert!(m.try_lock(A));
     n.step();
@@ -484,7 +667,7 @@ fn the_lease_model_answers_as_postgresql_does() {
     };
     let db = Cluster::start(&bin);
     let mut n = Steps::default();
-    let cases: [(&str, Case); 7] = [
+    let cases: [(&str, Case); 10] = [
         (
             "now() vs clock_timestamp()",
             now_is_the_transaction_start_and_clock_timestamp_moves,
@@ -502,7 +685,13 @@ fn the_lease_model_answers_as_postgresql_does() {
             "idle_in_transaction_session_timeout",
             idle_in_transaction_timeout_aborts_the_paused_holder,
         ),
+        (
+            "the guard on now() in a long transaction",
+            a_guard_on_now_in_a_transaction_begun_before_expiry,
+        ),
+        ("a waiting transaction's now()", a_waiting_transactions_now_is_its_start),
         ("advisory locks and sessions", advisory_locks_end_with_their_session),
+        ("keepalive defaults", keepalive_defaults_are_the_kernels),
         (
             "pgbouncer transaction pooling",
             a_transaction_pooler_gives_one_session_lock_to_two_clients,

@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::story::{Run, run_story, t};
+use common::story::{Run, run_scenario, run_story, t};
+use locksim::Scenario;
+use locksim::load::parse_scenario;
 use locksim::protocols::lock::check::{LIVENESS, MUTUAL_EXCLUSION, STALE_WRITE};
 use serde_json::Value;
 
@@ -165,5 +167,163 @@ fn a_transaction_pooler_gives_the_advisory_lock_to_both_clients_and_sessions_do_
             .into_iter()
             .any(|f| f["why"].as_str().unwrap().contains("another session"));
         assert!(refused, "seed {seed}: a second session is refused");
+    }
+}
+
+/// The first lease's `expires_at` on the server's wall clock (no clock is skewed in these
+/// stories, so it is also a true time).
+fn first_expiry_ns(run: &Run) -> u64 {
+    run.first("server-0", "key_set")["expiry"]["at_ns"].as_u64().unwrap()
+}
+
+#[test]
+fn now_in_a_long_transaction_passes_an_expired_lease_and_the_row_lock_still_serialises() {
+    for seed in 0..SEEDS {
+        let run = run_story("postgres-lease/long-tx-now-same-tx.toml", seed);
+        assert!(run.held(STALE_WRITE), "seed {seed}");
+        let guard = run.first("client-0", "lease_checked");
+        assert_eq!(guard["ok"], true, "seed {seed}: now() is the transaction's start");
+        let now = run.first("server-0", "now_is_transaction_start");
+        assert!(
+            now["now_ns"].as_u64().unwrap() < first_expiry_ns(&run),
+            "seed {seed}: now() reads a moment before the expiry: {now}"
+        );
+        assert!(
+            now["clock_ns"].as_u64().unwrap() > first_expiry_ns(&run),
+            "seed {seed}: the server's clock is past it: {now}"
+        );
+        assert!(
+            t(guard) > first_expiry_ns(&run),
+            "seed {seed}: the lease had expired in truth when the guard passed"
+        );
+        let late = late_writes(&run);
+        assert_eq!(late.len(), 1, "seed {seed}: client-0's late write commits");
+        let claims_before = run
+            .all("server-0", "key_set")
+            .into_iter()
+            .filter(|k| t(k) < t(late[0]))
+            .count();
+        assert_eq!(claims_before, 1, "seed {seed}: no claim while the row was locked");
+        let refused = run
+            .all("client-1", "acquire_failed")
+            .into_iter()
+            .any(|f| t(f) > t(guard) && f["why"].as_str().unwrap().contains("NOWAIT"));
+        assert!(refused, "seed {seed}: client-1 found the expired row locked");
+    }
+}
+
+#[test]
+fn now_in_a_separate_guard_lets_a_late_write_through_and_clock_timestamp_does_not() {
+    for seed in 0..SEEDS {
+        let run = run_story("postgres-lease/long-tx-now-separate-tx.toml", seed);
+        let stale = run.violated_at(STALE_WRITE);
+        assert_eq!(stale["client"], CLIENT_0, "seed {seed}");
+        assert_eq!(stale["token"], 1, "seed {seed}: under its first epoch");
+        let guard = run.first("client-0", "lease_checked");
+        assert_eq!(guard["ok"], true, "seed {seed}");
+        assert!(t(guard) > first_expiry_ns(&run), "seed {seed}: after the expiry");
+
+        let twin = run_story("postgres-lease/long-tx-clock-timestamp-separate-tx.toml", seed);
+        assert!(twin.held(STALE_WRITE), "seed {seed}");
+        let guard = twin.first("client-0", "lease_checked");
+        assert_eq!(guard["ok"], false, "seed {seed}");
+        assert_eq!(guard["why"], "expires_at has passed", "seed {seed}");
+        assert!(
+            twin.kind("now_is_transaction_start").is_empty(),
+            "seed {seed}: clock_timestamp() is the guard's own time"
+        );
+        assert!(late_writes(&twin).is_empty(), "seed {seed}: client-0 writes nothing");
+    }
+}
+
+/// The server's first dropped connection.
+fn dropped(run: &Run) -> &Value {
+    run.first("server-0", "connection_dropped")
+}
+
+/// advisory-holder-partitioned.toml with its `[protocol]` lines `changes` applied.
+fn partitioned_holder(changes: &[(&str, &str)]) -> Scenario {
+    let path = common::scenario("postgres-lease/advisory-holder-partitioned.toml");
+    let mut text = std::fs::read_to_string(path).unwrap();
+    for (from, to) in changes {
+        assert!(text.contains(from), "{from}");
+        text = text.replace(from, to);
+    }
+    parse_scenario("advisory-holder-partitioned.toml", &text).unwrap()
+}
+
+#[test]
+fn keepalive_drops_a_partitioned_holders_session_and_its_advisory_lock() {
+    for seed in 0..SEEDS {
+        let run = run_story("postgres-lease/advisory-holder-partitioned-keepalive.toml", seed);
+        let drop = dropped(&run);
+        assert_eq!(drop["client"], CLIENT_0, "seed {seed}");
+        assert!(drop["how"].as_str().unwrap().contains("unanswered"), "seed {seed}");
+        // 5 s of quiet after client-0's read reached the server, then 9 probes 1 s apart.
+        let read = run.first("client-0", "read_done");
+        let quiet_ns = t(drop) - t(read);
+        assert!(
+            (13_900_000_000..14_100_000_000).contains(&quiet_ns),
+            "seed {seed}: dropped {quiet_ns} ns after client-0 fell silent"
+        );
+        let next = run.first("client-1", "acquired");
+        assert!(
+            t(next) > t(drop),
+            "seed {seed}: client-1 acquires once the session is gone"
+        );
+        assert!(
+            t(next) < t(run.first("network", "heal")),
+            "seed {seed}: during the partition"
+        );
+
+        let default = run_story("postgres-lease/advisory-holder-partitioned.toml", seed);
+        assert!(default.kind("connection_dropped").is_empty(), "seed {seed}");
+        assert!(default.all("client-1", "acquired").is_empty(), "seed {seed}");
+        assert!(!default.held(LIVENESS), "seed {seed}");
+    }
+}
+
+#[test]
+fn with_the_os_defaults_the_lock_outlives_its_host_by_two_hours_eleven_minutes() {
+    // The host stays cut off past them (were it back, the first probe would meet a reset).
+    let s = partitioned_holder(&[
+        ("duration_ms = 45000", "duration_ms = 8000000"),
+        ("heal_after_ms = 20000", "heal_after_ms = 7950000"),
+        ("work_ms = 1000", "work_ms = 1000\nretry_ms = 60000"),
+    ]);
+    let run = run_scenario(&s, 1);
+    let drop = dropped(&run);
+    let read = run.first("client-0", "read_done");
+    // 7200 s of quiet, then 9 probes 75 s apart: 7875 s.
+    let quiet_ns = t(drop) - t(read);
+    assert!(
+        (7_874_900_000_000..7_875_100_000_000).contains(&quiet_ns),
+        "dropped {quiet_ns} ns after client-0 fell silent"
+    );
+    assert!(
+        run.all("client-1", "acquired").into_iter().all(|a| t(a) > t(drop)),
+        "nobody else holds the lock before the session is dropped"
+    );
+    assert!(
+        !run.all("client-1", "acquired").is_empty(),
+        "client-1 acquires once it is"
+    );
+}
+
+#[test]
+fn a_host_back_from_the_partition_resets_the_probed_connection() {
+    // Keepalive slower than the partition: the first probe reaches client-0 after the heal,
+    // on a connection its host closed long ago; the reset ends the session at once.
+    let s = partitioned_holder(&[("work_ms = 1000", "work_ms = 1000\ntcp_keepalives_idle_ms = 25000")]);
+    for seed in 0..SEEDS {
+        let run = run_scenario(&s, seed);
+        let drop = dropped(&run);
+        assert!(drop["how"].as_str().unwrap().contains("reset"), "seed {seed}: {drop}");
+        let read = run.first("client-0", "read_done");
+        assert!(
+            t(drop) - t(read) < 25_100_000_000,
+            "seed {seed}: at the first probe, not after nine"
+        );
+        assert!(t(drop) > t(run.first("network", "heal")), "seed {seed}");
     }
 }

@@ -1,7 +1,7 @@
 //! A session-level advisory lock (`pg_try_advisory_lock(k)`, `pg_advisory_unlock(k)`): held
 //! by a server session (a backend), re-entrant within it, released by an unlock from the same
-//! session or when the session ends — which the server learns only when the connection closes
-//! (a dead host's is never closed). Behind a transaction-mode pooler (PgBouncer) a client has
+//! session or when the session ends — which the server learns when the connection closes, or,
+//! for a host that crashed or was cut off, when TCP keepalive gives up on it (`keepalive.rs`). Behind a transaction-mode pooler (PgBouncer) a client has
 //! no session of its own: each statement runs on whichever server connection the pool lends
 //! it, here a pool of one, so every client's `pg_try_advisory_lock` runs in the session that
 //! already holds the lock, and succeeds (PgBouncer's documentation: session-level advisory
@@ -67,6 +67,12 @@ impl Advisory {
         self.held = Some(Held { backend, count, lease });
         ctx.record(PgObs::Lock(LockObs::KeySet { lease, expiry: None }));
         true
+    }
+
+    /// Whether the client connection `session` holds the lock in a server session of its own
+    /// (behind the pooler the server session is the pooler's, whose connection lives on).
+    pub fn held_by(&self, session: u64) -> bool {
+        self.pooler == Pooler::None && self.held.is_some_and(|h| h.backend == session)
     }
 
     /// `pg_advisory_unlock`: from the holding session, one level of the lock goes.

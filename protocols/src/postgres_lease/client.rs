@@ -28,6 +28,16 @@ pub enum Guard {
     SeparateTx,
 }
 
+/// Where the transaction that holds the guard begins.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Begin {
+    /// Seed 000: `BEGIN` just before the guard, after the work.
+    AtGuard,
+    /// `BEGIN` before reading the counter: the transaction stays open through the work, so
+    /// its `now()` is the moment before the work, not the guard's.
+    BeforeRead,
+}
+
 /// What the client locks.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum LockKind {
@@ -48,6 +58,7 @@ pub struct ClientConfig {
     pub request_timeout_ns: u64,
     pub start_stagger_ns: u64,
     pub guard: Guard,
+    pub begin: Begin,
 }
 
 /// A lease the client holds: its value and epoch. Its deadline (the claim's send + TTL on the
@@ -162,6 +173,16 @@ impl PgClient {
     }
 
     pub fn on_msg(&mut self, ctx: &mut PgCtx<'_>, msg: PgMsg) {
+        if let PgMsg::KeepaliveProbe { session } = msg {
+            // The kernel answers, whatever the process is doing.
+            let reply = if session == self.session {
+                PgMsg::KeepaliveAck { session }
+            } else {
+                PgMsg::KeepaliveReset { session }
+            };
+            ctx.send(self.server, reply);
+            return;
+        }
         if let PgMsg::Terminated { session } = msg {
             if session == self.session {
                 self.reconnect(ctx);
@@ -226,7 +247,18 @@ impl PgClient {
             deadline_mono_ns: Deadline::Mono(sent_mono_ns + self.cfg.ttl_ns),
             servers: 1,
         }));
-        self.request(ctx, Step::Read, |req, session| PgMsg::Read { req, session });
+        self.read(ctx);
+    }
+
+    /// Reads the counter, opening the write's transaction first under `begin = "before-read"`.
+    fn read(&mut self, ctx: &mut PgCtx<'_>) {
+        let begin = self.begun();
+        self.request(ctx, Step::Read, |req, session| PgMsg::Read { req, session, begin });
+    }
+
+    /// Whether the round's transaction is opened before the read.
+    fn begun(&self) -> bool {
+        self.cfg.begin == Begin::BeforeRead
     }
 
     /// `pg_try_advisory_lock` answered: the client holds the lock until it unlocks, with no
@@ -250,7 +282,7 @@ impl PgClient {
             deadline_mono_ns: Deadline::Untracked,
             servers: 1,
         }));
-        self.request(ctx, Step::Read, |req, session| PgMsg::Read { req, session });
+        self.read(ctx);
     }
 
     fn checked(&mut self, ctx: &mut PgCtx<'_>, ok: bool, why: &'static str) {
@@ -312,6 +344,7 @@ impl PgClient {
                 }
                 let hold = self.cfg.guard == Guard::SameTx;
                 let client_wall_ns = ctx.wall_ns();
+                let begun = self.begun();
                 self.request(ctx, Step::Check, |req, session| PgMsg::Check {
                     req,
                     session,
@@ -319,6 +352,7 @@ impl PgClient {
                     epoch: held.epoch,
                     client_wall_ns,
                     hold,
+                    begun,
                 });
             }
             TIMEOUT => {

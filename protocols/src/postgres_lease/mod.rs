@@ -4,27 +4,36 @@
 //! expires_at > ts FOR UPDATE`) and writes the counter. The variants the seed and the
 //! PostgreSQL manual tell apart: the guard inside the write's transaction (the row stays
 //! locked until `COMMIT`: a paused holder's late write is serialised before any new claim) or
-//! in a transaction of its own (stale); `ts` from the database's `clock_timestamp()` or from
-//! the client's clock (a client whose clock runs ahead steals a live lease); and
+//! in a transaction of its own (stale); `ts` from the database's `clock_timestamp()`, from
+//! `now()` (the start of the transaction, which under `begin = "before-read"` opens before the
+//! work: the guard passes on a lease that has expired in truth, and the row lock and the epoch
+//! still keep the late write before any new holder's), or from the client's clock (a client
+//! whose clock runs ahead steals a live lease); and
 //! `idle_in_transaction_session_timeout`, which ends a transaction left open by a holder that
 //! stopped or vanished (without it the row stays locked for good). With `lock = "advisory"` the
-//! clients take a session-level advisory lock instead, which ends with its session, and which
-//! a transaction-mode pooler (`pooler = "transaction"`) hands to every client of the pool.
+//! clients take a session-level advisory lock instead, which ends with its session (for a
+//! host that crashed or was cut off, when TCP keepalive gives up on its connection: 2 h 11 min
+//! with Linux's defaults), and which a transaction-mode pooler (`pooler = "transaction"`)
+//! hands to every client of the pool.
 //!
 //! Sources: seed 000 ("同库事务可以直接保护写入"); PostgreSQL 15 manual, 9.9.5 "Current Date/Time",
 //! 13.3.2 "Row-Level Locks", `SELECT` "The Locking Clause" (`NOWAIT`), 20.11
-//! `idle_in_transaction_session_timeout`, 9.27.10 "Advisory Lock Functions"; PgBouncer's
+//! `idle_in_transaction_session_timeout`, 20.3.1 `tcp_keepalives_*`, 9.27.10 "Advisory Lock
+//! Functions"; PgBouncer's
 //! "Features" page (session-level advisory locks do not work in transaction pooling).
 
 pub mod advisory;
+pub mod begun;
 pub mod client;
+pub mod config;
+pub mod keepalive;
 pub mod msg;
 pub mod obs;
 pub mod server;
 
 use locksim_sim::{Ctx, Node, NodeId, NodeSetup, Recording, TimerTag};
 
-use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS};
+use crate::knobs::{HOUR_MS, KnobError, Knobs, MAX_CLIENTS, MAX_MS};
 use crate::layout::{Layout, Role};
 use crate::lock::check::LOCK_INVARIANTS;
 use crate::lock::knobs::parse_liveness_window;
@@ -34,14 +43,16 @@ use crate::protocol::{Protocol, ProtocolSpec};
 use crate::runner::run_world;
 use crate::setting::Setting;
 use advisory::Pooler;
-use client::{ClientConfig, Guard, LockKind, PgClient};
+use client::{Begin, ClientConfig, Guard, LockKind, PgClient};
+use keepalive::{KeepaliveConfig, LINUX_DEFAULTS};
+use locksim_sim::time::NS_PER_MS;
 use msg::PgMsg;
 use obs::PgObs;
 use server::{ExpiryClock, PgServer, ServerConfig};
 
 pub static SPEC: ProtocolSpec = ProtocolSpec {
     kind: "postgres-lease",
-    summary: "seed 000's lease row in PostgreSQL: claim with an epoch, guard with SELECT ... FOR UPDATE in the write's transaction or apart, expiry by clock_timestamp() or the client's clock, idle_in_transaction_session_timeout; or a session-level advisory lock, direct or behind a transaction-mode pooler",
+    summary: "seed 000's lease row in PostgreSQL: claim with an epoch, guard with SELECT ... FOR UPDATE in the write's transaction or apart, expiry by clock_timestamp(), now() or the client's clock, idle_in_transaction_session_timeout; or a session-level advisory lock, direct or behind a transaction-mode pooler; TCP keepalive ends a vanished client's session",
     parse: PgLease::parse,
     invariants: LOCK_INVARIANTS,
     protections: &[
@@ -49,6 +60,9 @@ pub static SPEC: ProtocolSpec = ProtocolSpec {
         "protocol.expiry_clock",
         "protocol.idle_in_transaction_session_timeout_ms",
         "protocol.pooler",
+        "protocol.tcp_keepalives_idle_ms",
+        "protocol.tcp_keepalives_interval_ms",
+        "protocol.tcp_keepalives_count",
     ],
 };
 
@@ -109,14 +123,24 @@ impl PgLease {
                 Guard::SameTx,
                 "the guard SELECT ... FOR UPDATE inside the write's transaction (seed 000), or (wrong) committed on its own before the write",
             )?,
+            begin: k.choice(
+                "begin",
+                &[("at-guard", Begin::AtGuard), ("before-read", Begin::BeforeRead)],
+                Begin::AtGuard,
+                "where the guard's transaction begins: just before the guard (seed 000), or before reading the counter, open through the work (its now() is then the moment before the work)",
+            )?,
         };
         let server = ServerConfig {
             ttl_ns,
             expiry_clock: k.choice(
                 "expiry_clock",
-                &[("database", ExpiryClock::Database), ("client", ExpiryClock::Client)],
+                &[
+                    ("database", ExpiryClock::Database),
+                    ("transaction-start", ExpiryClock::TransactionStart),
+                    ("client", ExpiryClock::Client),
+                ],
                 ExpiryClock::Database,
-                "ts in the lease statements: the database's clock_timestamp(), or (wrong) a timestamp from the client's own clock",
+                "ts in the lease statements: the database's clock_timestamp(), now() (the transaction's start, fixed within it), or (wrong) a timestamp from the client's own clock",
             )?,
             idle_timeout_ns: k.millis(
                 "idle_in_transaction_session_timeout_ms",
@@ -131,7 +155,44 @@ impl PgLease {
                 Pooler::None,
                 "between clients and server: nothing, or (wrong for advisory locks) PgBouncer in transaction mode with a pool of one server connection",
             )?,
+            keepalive: KeepaliveConfig {
+                idle_ns: k.millis(
+                    "tcp_keepalives_idle_ms",
+                    LINUX_DEFAULTS.idle_ns / NS_PER_MS,
+                    1,
+                    MAX_MS,
+                    "tcp_keepalives_idle: quiet time before the server probes a holder's connection (PostgreSQL's 0 = the OS's; Linux 7200 s)",
+                )?,
+                interval_ns: k.millis(
+                    "tcp_keepalives_interval_ms",
+                    LINUX_DEFAULTS.interval_ns / NS_PER_MS,
+                    1,
+                    MAX_MS,
+                    "tcp_keepalives_interval: between unanswered probes (Linux 75 s)",
+                )?,
+                count: k.uint(
+                    "tcp_keepalives_count",
+                    u64::from(LINUX_DEFAULTS.count),
+                    1,
+                    1_000,
+                    "tcp_keepalives_count: unanswered probes before the server drops the connection, ending its session (Linux 9)",
+                )? as u32,
+            },
         };
+        if client.begin == Begin::BeforeRead && server.idle_timeout_ns > 0 {
+            // The server times one idle transaction, the guard's that holds the row; one open
+            // through the work on every client at once is not modelled.
+            return Err(k.error(
+                "begin",
+                "\"before-read\" cannot be combined with idle_in_transaction_session_timeout_ms > 0 (not modelled: the timeout would also run through the work of every client's open transaction)",
+            ));
+        }
+        if client.begin == Begin::BeforeRead && lock == LockKind::Advisory {
+            return Err(k.error(
+                "begin",
+                "\"before-read\" applies to the lease row's guard; lock = \"advisory\" has no guard",
+            ));
+        }
         let liveness_window_ns = parse_liveness_window(k, ttl_ns)?;
         Ok(Box::new(PgLease {
             clients,

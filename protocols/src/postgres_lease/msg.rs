@@ -19,14 +19,19 @@ pub enum PgMsg {
         lease: u64,
         client_wall_ns: i64,
     },
-    /// `SELECT value FROM resource WHERE id = 1`.
+    /// `SELECT value FROM resource WHERE id = 1`; `begin`: after a `BEGIN` that opens the
+    /// write's transaction here, before the work (`begin = "before-read"`), so that its
+    /// `now()` is this moment.
     Read {
         req: u64,
         session: u64,
+        begin: bool,
     },
     /// Seed 000's guard: `SELECT owner FROM lease WHERE id = 1 AND epoch = :epoch AND
     /// expires_at > ts FOR UPDATE NOWAIT`. `hold`: inside the write's transaction (`BEGIN`
     /// first, the row stays locked until `COMMIT`); otherwise a transaction of its own.
+    /// `begun`: the transaction was opened before the read, so the guard runs inside it (and,
+    /// without `hold`, commits it).
     Check {
         req: u64,
         session: u64,
@@ -34,6 +39,7 @@ pub enum PgMsg {
         epoch: u64,
         client_wall_ns: i64,
         hold: bool,
+        begun: bool,
     },
     /// `UPDATE resource SET value = :value WHERE id = 1`, then `COMMIT` of the guard's
     /// transaction (`in_tx`) or on its own.
@@ -62,6 +68,18 @@ pub enum PgMsg {
     },
     /// `SELECT pg_advisory_unlock(k)`.
     Unlock {
+        session: u64,
+    },
+    /// A TCP keepalive probe on `session`'s connection (sent by the server's kernel).
+    KeepaliveProbe {
+        session: u64,
+    },
+    /// The client's kernel answers a probe: an ACK for its current connection.
+    KeepaliveAck {
+        session: u64,
+    },
+    /// The client's kernel answers a probe for a connection it no longer has: a reset.
+    KeepaliveReset {
         session: u64,
     },
     /// The client closed its connection (a driver does after a request timed out): the server
@@ -103,20 +121,68 @@ pub enum PgMsg {
     },
 }
 
+impl PgMsg {
+    /// The session (connection) a client's message travels on.
+    pub fn session(&self) -> Option<u64> {
+        match self {
+            PgMsg::Claim { session, .. }
+            | PgMsg::Read { session, .. }
+            | PgMsg::Check { session, .. }
+            | PgMsg::Write { session, .. }
+            | PgMsg::Release { session, .. }
+            | PgMsg::TryLock { session, .. }
+            | PgMsg::Unlock { session }
+            | PgMsg::KeepaliveAck { session }
+            | PgMsg::KeepaliveReset { session }
+            | PgMsg::Disconnect { session } => Some(*session),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for PgMsg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PgMsg::Claim { .. } => f.write_str(
                 "BEGIN; SELECT lease FOR UPDATE NOWAIT; UPDATE lease SET owner, epoch + 1, expires_at = ts + ttl WHERE owner IS NULL OR expires_at <= ts; COMMIT",
             ),
-            PgMsg::Read { .. } => f.write_str("SELECT value FROM resource"),
-            PgMsg::Check { epoch, hold: true, .. } => write!(
+            PgMsg::Read { begin: false, .. } => f.write_str("SELECT value FROM resource"),
+            PgMsg::Read { begin: true, .. } => f.write_str("BEGIN; SELECT value FROM resource"),
+            PgMsg::Check {
+                epoch,
+                hold: true,
+                begun: false,
+                ..
+            } => write!(
                 f,
                 "BEGIN; SELECT owner FROM lease WHERE epoch = {epoch} AND expires_at > ts FOR UPDATE NOWAIT"
             ),
-            PgMsg::Check { epoch, hold: false, .. } => write!(
+            PgMsg::Check {
+                epoch,
+                hold: false,
+                begun: false,
+                ..
+            } => write!(
                 f,
                 "SELECT owner FROM lease WHERE epoch = {epoch} AND expires_at > ts FOR UPDATE NOWAIT (own transaction)"
+            ),
+            PgMsg::Check {
+                epoch,
+                hold: true,
+                begun: true,
+                ..
+            } => write!(
+                f,
+                "SELECT owner FROM lease WHERE epoch = {epoch} AND expires_at > ts FOR UPDATE NOWAIT (in the open transaction)"
+            ),
+            PgMsg::Check {
+                epoch,
+                hold: false,
+                begun: true,
+                ..
+            } => write!(
+                f,
+                "SELECT owner FROM lease WHERE epoch = {epoch} AND expires_at > ts FOR UPDATE NOWAIT; COMMIT"
             ),
             PgMsg::Write { value, in_tx: true, .. } => write!(f, "UPDATE resource SET value = {value}; COMMIT"),
             PgMsg::Write { value, in_tx: false, .. } => write!(f, "UPDATE resource SET value = {value} (autocommit)"),
@@ -124,6 +190,9 @@ impl fmt::Display for PgMsg {
             PgMsg::TryLock { .. } => f.write_str("SELECT pg_try_advisory_lock(1)"),
             PgMsg::Unlock { .. } => f.write_str("SELECT pg_advisory_unlock(1)"),
             PgMsg::Disconnect { .. } => f.write_str("close connection"),
+            PgMsg::KeepaliveProbe { .. } => f.write_str("TCP keepalive probe"),
+            PgMsg::KeepaliveAck { .. } => f.write_str("TCP ACK (keepalive)"),
+            PgMsg::KeepaliveReset { .. } => f.write_str("TCP RST: no such connection"),
             PgMsg::Locked { ok, .. } => write!(f, "pg_try_advisory_lock = {}", if *ok { "t" } else { "f" }),
             PgMsg::Claimed { epoch: Some(e), .. } => write!(f, "claimed: epoch {e}"),
             PgMsg::Claimed { epoch: None, why, .. } => write!(f, "not claimed: {why}"),

@@ -3,6 +3,7 @@
 //! protected counter) plus what only a database has — a client's guard answered, the lease row
 //! locked by a transaction and unlocked when it ends.
 
+use locksim_sim::time::fmt_signed_secs;
 use locksim_sim::{Names, NodeId, Observation, Salience};
 use serde::Serialize;
 
@@ -30,6 +31,13 @@ pub enum PgEvent {
     /// A transaction of `client` holds the lease row (`FOR UPDATE`): until it ends, every
     /// claim finds the row locked, whatever `expires_at` says.
     RowLocked { client: NodeId, lease: u64 },
+    /// A guard of `client` compared `expires_at` with `now()`, its transaction's start
+    /// (`now_ns`, this server's wall clock), earlier than the server's clock (`clock_ns`,
+    /// what `clock_timestamp()` would have read): `expiry_clock = "transaction-start"` in a
+    /// transaction opened before the work.
+    NowIsTransactionStart { client: NodeId, now_ns: i64, clock_ns: i64 },
+    /// The server dropped `client`'s connection (`how`): its session ended.
+    ConnectionDropped { client: NodeId, how: &'static str },
     /// That transaction ended: committed, or rolled back (`how`).
     RowUnlocked {
         client: NodeId,
@@ -57,6 +65,8 @@ pub const SERVER_EVENTS: &[&str] = &[
     "key_deleted",
     "token_issued",
     "row_locked",
+    "now_is_transaction_start",
+    "connection_dropped",
     "row_unlocked",
     "write_applied",
 ];
@@ -88,6 +98,8 @@ impl Observation for PgObs {
             PgObs::Lock(o) => o.kind(),
             PgObs::Pg(PgEvent::LeaseChecked { .. }) => "lease_checked",
             PgObs::Pg(PgEvent::RowLocked { .. }) => "row_locked",
+            PgObs::Pg(PgEvent::NowIsTransactionStart { .. }) => "now_is_transaction_start",
+            PgObs::Pg(PgEvent::ConnectionDropped { .. }) => "connection_dropped",
             PgObs::Pg(PgEvent::RowUnlocked { .. }) => "row_unlocked",
         }
     }
@@ -98,6 +110,7 @@ impl Observation for PgObs {
         match self {
             PgObs::Lock(o) => o.salience(),
             PgObs::Pg(PgEvent::LeaseChecked { ok: false, .. }) => Salience::Salient,
+            PgObs::Pg(PgEvent::NowIsTransactionStart { .. } | PgEvent::ConnectionDropped { .. }) => Salience::Salient,
             PgObs::Pg(PgEvent::RowUnlocked { how, .. }) if *how != COMMIT => Salience::Salient,
             PgObs::Pg(_) => Salience::Routine,
         }
@@ -128,6 +141,19 @@ impl Observation for PgObs {
                     names.of(*client),
                     short_lease(*lease)
                 ),
+                PgEvent::NowIsTransactionStart {
+                    client,
+                    now_ns,
+                    clock_ns,
+                } => format!(
+                    "{}'s guard compares expires_at with now() = wall {}, its transaction's start, not clock_timestamp() = wall {}",
+                    names.of(*client),
+                    fmt_signed_secs(*now_ns),
+                    fmt_signed_secs(*clock_ns)
+                ),
+                PgEvent::ConnectionDropped { client, how } => {
+                    format!("CONNECTION DROPPED: {}'s session ends: {how}", names.of(*client))
+                }
                 PgEvent::RowUnlocked { client, lease, how } => format!(
                     "{}'s transaction (lease {}) ended: {how}; lease row unlocked",
                     names.of(*client),

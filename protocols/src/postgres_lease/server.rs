@@ -13,7 +13,10 @@
 
 use locksim_sim::{Ctx, NodeId, TimerTag};
 
-use super::advisory::{Advisory, Pooler};
+use super::advisory::Advisory;
+use super::begun::Begun;
+pub use super::config::{ExpiryClock, ServerConfig};
+use super::keepalive::{Due, Keepalive};
 use super::msg::PgMsg;
 use super::obs::{COMMIT, PgEvent, PgObs};
 use crate::lock::LockObs;
@@ -21,24 +24,6 @@ use crate::lock::obs::{ClockKind, DeleteCause, Expiry};
 
 /// The open transaction has been idle for `idle_in_transaction_session_timeout`.
 pub const IDLE: TimerTag = 0;
-
-/// Which clock `ts` in the lease statements reads.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ExpiryClock {
-    /// `clock_timestamp()`: the database server's clock when the statement runs.
-    Database,
-    /// Wrong: a timestamp the client sends from its own clock (`:now` bound by the app).
-    Client,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct ServerConfig {
-    pub ttl_ns: u64,
-    pub expiry_clock: ExpiryClock,
-    /// `idle_in_transaction_session_timeout` (0: off, PostgreSQL's default).
-    pub idle_timeout_ns: u64,
-    pub pooler: Pooler,
-}
 
 /// The session whose open transaction holds the lease row.
 #[derive(Copy, Clone, Debug)]
@@ -59,7 +44,10 @@ pub struct PgServer {
     value: u64,
     /// Volatile: a crash rolls back the open transaction.
     row_lock: Option<Holder>,
+    /// Volatile: the transactions opened before the read, and their `now()`.
+    begun: Begun,
     advisory: Advisory,
+    keepalive: Keepalive,
 }
 
 type PgCtx<'a> = Ctx<'a, PgMsg, PgObs>;
@@ -75,15 +63,36 @@ impl PgServer {
             expires_at_ns: 0,
             value: 0,
             row_lock: None,
+            begun: Begun::default(),
             advisory: Advisory::new(cfg.pooler),
+            keepalive: Keepalive::new(cfg.keepalive),
         }
     }
 
-    /// `ts` of a lease statement.
-    fn ts(&self, ctx: &PgCtx<'_>, client_wall_ns: i64) -> i64 {
+    /// `ts` of a lease statement from `from`'s `session`: `now()` is its open transaction's
+    /// start, or this statement's if it opens its own.
+    fn ts(&self, ctx: &PgCtx<'_>, from: NodeId, session: u64, client_wall_ns: i64) -> i64 {
         match self.cfg.expiry_clock {
             ExpiryClock::Database => ctx.wall_ns(),
+            ExpiryClock::TransactionStart => self.begun.start_of(from, session).unwrap_or(ctx.wall_ns()),
             ExpiryClock::Client => client_wall_ns,
+        }
+    }
+
+    /// Records a guard's `now()` that lags the server's clock: the moment its transaction
+    /// began, not the guard's.
+    fn note_stale_now(&self, ctx: &mut PgCtx<'_>, from: NodeId, session: u64) {
+        if self.cfg.expiry_clock != ExpiryClock::TransactionStart {
+            return;
+        }
+        let clock_ns = ctx.wall_ns();
+        let now_ns = self.ts(ctx, from, session, 0);
+        if now_ns < clock_ns {
+            ctx.record(PgObs::Pg(PgEvent::NowIsTransactionStart {
+                client: from,
+                now_ns,
+                clock_ns,
+            }));
         }
     }
 
@@ -107,7 +116,29 @@ impl PgServer {
         })
     }
 
+    /// `client`'s `session` holds something the server must end when its connection drops.
+    fn watch(&mut self, ctx: &mut PgCtx<'_>, client: NodeId, session: u64) {
+        if let Some((tag, after_ns)) = self.keepalive.watch(client, session, ctx.mono_ns()) {
+            ctx.set_timer(tag, after_ns);
+        }
+    }
+
+    /// The connection of `from`'s `session` is gone (`how`): its session ends, and what it
+    /// held with it.
+    fn drop_session(&mut self, ctx: &mut PgCtx<'_>, from: NodeId, session: u64, how: &'static str) {
+        ctx.record(PgObs::Pg(PgEvent::ConnectionDropped { client: from, how }));
+        self.advisory.disconnected(ctx, session);
+        self.begun.end(from, session);
+        if self.holds(from, session) {
+            ctx.cancel_timer(IDLE);
+            self.unlock_row(ctx, "rolled back: the connection was dropped");
+        }
+    }
+
     pub fn on_msg(&mut self, ctx: &mut PgCtx<'_>, from: NodeId, msg: PgMsg) {
+        if let Some(session) = msg.session() {
+            self.keepalive.heard(from, session, ctx.mono_ns());
+        }
         match msg {
             PgMsg::Claim {
                 req,
@@ -125,7 +156,12 @@ impl PgServer {
                     },
                 );
             }
-            PgMsg::Read { req, .. } => ctx.send(from, PgMsg::Value { req, value: self.value }),
+            PgMsg::Read { req, session, begin } => {
+                if begin {
+                    self.begun.begin(from, session, ctx.wall_ns());
+                }
+                ctx.send(from, PgMsg::Value { req, value: self.value });
+            }
             PgMsg::Check {
                 req,
                 session,
@@ -133,8 +169,15 @@ impl PgServer {
                 epoch,
                 client_wall_ns,
                 hold,
+                ..
             } => {
+                self.note_stale_now(ctx, from, session);
                 let (ok, why) = self.check(ctx, from, session, lease, epoch, client_wall_ns);
+                if !(ok && hold) {
+                    // Committed on its own, or rolled back by the client on 0 rows (seed 000:
+                    // guardedStore "回滚并返回 false").
+                    self.begun.end(from, session);
+                }
                 if ok && hold {
                     self.lock_row(
                         ctx,
@@ -156,6 +199,9 @@ impl PgServer {
                 based_on,
                 in_tx,
             } => {
+                if in_tx {
+                    self.begun.end(from, session);
+                }
                 if in_tx && !self.holds(from, session) {
                     let why = "no open transaction: it was rolled back";
                     ctx.send(from, PgMsg::Failed { req, why });
@@ -188,11 +234,18 @@ impl PgServer {
             }
             PgMsg::TryLock { req, session, lease } => {
                 let ok = self.advisory.try_lock(ctx, session, lease);
+                if self.advisory.held_by(session) {
+                    self.watch(ctx, from, session);
+                }
                 ctx.send(from, PgMsg::Locked { req, ok });
             }
             PgMsg::Unlock { session } => self.advisory.unlock(ctx, session),
+            PgMsg::KeepaliveReset { session } => {
+                self.drop_session(ctx, from, session, "its host reset the connection (keepalive probe)");
+            }
             PgMsg::Disconnect { session } => {
                 self.advisory.disconnected(ctx, session);
+                self.begun.end(from, session);
                 if self.holds(from, session) {
                     ctx.cancel_timer(IDLE);
                     self.unlock_row(ctx, "rolled back: the client closed its connection");
@@ -214,7 +267,7 @@ impl PgServer {
         if self.locked_against(from, session) {
             return (None, ROW_LOCKED);
         }
-        let ts = self.ts(ctx, client_wall_ns);
+        let ts = self.ts(ctx, from, session, client_wall_ns);
         if self.owner.is_some() && self.expires_at_ns > ts {
             return (None, "the lease row has an owner and has not expired");
         }
@@ -249,7 +302,7 @@ impl PgServer {
             (false, "the epoch moved on: the lease was claimed again")
         } else if self.owner != Some(lease) {
             (false, "the lease row has no owner: released")
-        } else if self.expires_at_ns <= self.ts(ctx, client_wall_ns) {
+        } else if self.expires_at_ns <= self.ts(ctx, from, session, client_wall_ns) {
             (false, "expires_at has passed")
         } else if self.locked_against(from, session) {
             (false, ROW_LOCKED)
@@ -262,6 +315,7 @@ impl PgServer {
     /// `expires_at` says, until it ends (the key has no expiry meanwhile).
     fn lock_row(&mut self, ctx: &mut PgCtx<'_>, holder: Holder) {
         self.row_lock = Some(holder);
+        self.watch(ctx, holder.client, holder.session);
         ctx.record(PgObs::Pg(PgEvent::RowLocked {
             client: holder.client,
             lease: holder.lease,
@@ -292,18 +346,39 @@ impl PgServer {
     /// `idle_in_transaction_session_timeout` passed: the backend ends the session, which rolls
     /// its transaction back, and tells the client so.
     pub fn on_timer(&mut self, ctx: &mut PgCtx<'_>, tag: TimerTag) {
-        if tag != IDLE {
-            return;
+        if Keepalive::is_keepalive(tag) {
+            return self.keepalive_due(ctx, tag);
         }
         if let Some(h) = self.row_lock {
+            self.begun.end(h.client, h.session);
             self.unlock_row(ctx, "rolled back: idle-in-transaction timeout, session terminated");
             ctx.send(h.client, PgMsg::Terminated { session: h.session });
         }
     }
 
+    fn keepalive_due(&mut self, ctx: &mut PgCtx<'_>, tag: TimerTag) {
+        let (advisory, row_lock) = (&self.advisory, self.row_lock);
+        let holds =
+            |c: NodeId, s: u64| advisory.held_by(s) || row_lock.is_some_and(|h| h.client == c && h.session == s);
+        let due = self.keepalive.due(tag, ctx.mono_ns(), holds);
+        match due {
+            Due::Rearm(tag, after_ns) => ctx.set_timer(tag, after_ns),
+            Due::Probe(client, session, tag, after_ns) => {
+                ctx.send(client, PgMsg::KeepaliveProbe { session });
+                ctx.set_timer(tag, after_ns);
+            }
+            Due::Dead(client, session) => {
+                self.drop_session(ctx, client, session, "TCP keepalive: every probe went unanswered");
+            }
+            Due::Idle => {}
+        }
+    }
+
     /// A crash rolls back the open transaction and ends every session; committed rows survive.
     pub fn on_crash(&mut self, ctx: &mut PgCtx<'_>) {
+        self.keepalive.clear();
         self.unlock_row(ctx, "rolled back: the server crashed");
+        self.begun.clear();
         self.advisory.crash(ctx);
     }
 }
