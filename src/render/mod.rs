@@ -24,6 +24,7 @@ pub mod mermaid;
 mod mermaid_text;
 mod messages;
 pub mod select;
+mod story;
 pub mod svg;
 #[cfg(test)]
 mod test_events;
@@ -34,6 +35,7 @@ pub use lanes::lanes;
 pub(crate) use life::changes_life;
 pub use mermaid::mermaid;
 pub use select::{Fold, Row, Selection, Selector, TimelineMode, select, selection};
+pub use story::story;
 pub use svg::svg;
 
 /// Which events violate which invariants: event index -> invariant ids, in checker order.
