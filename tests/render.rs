@@ -35,7 +35,7 @@ fn every_catalogue_diagram_has_every_node_and_only_real_messages() {
             .into_owned();
         let (events, cast, marks) = live(&rel);
         let diagram = mermaid(&events, &cast, &marks);
-        assert!(diagram.starts_with("sequenceDiagram\n"), "{rel}");
+        assert!(diagram.contains("%%\nsequenceDiagram\n    title "), "{rel}");
         let declared = participants(&diagram);
         let nodes: Vec<&str> = {
             let mut seen: Vec<&str> = Vec::new();
@@ -254,7 +254,9 @@ fn a_trace_file_renders_exactly_as_the_live_run() {
             assert!(common::stderr(&rendered).is_empty());
         }
         let stdout = common::stdout(&common::locksim(&["render", path_str(&trace), "--format", "mermaid"]));
-        assert!(stdout.starts_with("sequenceDiagram\n") && stdout.contains("VIOLATES"));
+        assert!(
+            stdout.starts_with("%%{init: ") && stdout.contains("\nsequenceDiagram\n") && stdout.contains("VIOLATES")
+        );
     }
     // Every catalogue scenario, in process: the trace file alone gives back the same events
     // and marks, so every view of it is the live run's.
@@ -328,7 +330,10 @@ stale_write = "held"
     let o = common::locksim(&["run", path_str(&scenario), "--render", "mermaid"]);
     assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
     let stdout = common::stdout(&o);
-    assert!(stdout.starts_with("sequenceDiagram\n"), "{stdout}");
+    assert!(
+        stdout.starts_with("%%{init: ") && stdout.contains("\nsequenceDiagram\n"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("verdicts"));
     assert!(stdout.contains("VIOLATES stale_write"));
     assert!(common::stderr(&o).contains("reproduce: locksim run"));

@@ -1,5 +1,5 @@
-//! How each note of a diagram is drawn — a colour per kind of fault, amber for a refused write,
-//! red for a violation — shared by every diagram (Mermaid, SVG), so that a pause, a crash, a
+//! How each note of a diagram is drawn — a colour per kind of fault, green for an expiry, amber
+//! for a refused write, red for a violation — shared by every diagram (Mermaid, SVG), so that a pause, a crash, a
 //! clock jump, a partition and a failover look alike wherever they are drawn and unlike each
 //! other.
 
@@ -80,7 +80,41 @@ const FAILOVER: Look = Look {
     stroke_width: 1,
     legend: "failover",
 };
-pub(crate) const LEGEND: [Look; 8] = [PLAIN, PAUSE, CRASH, CLOCK, NETWORK_FAULT, FAILOVER, REFUSAL, VIOLATION];
+/// A lease or key that ran out: the pivot of a pause story (Kleppmann's GC pause), which a
+/// reader must tell from the faults around it.
+const EXPIRY: Look = Look {
+    class: "event expiry",
+    fill: "rgb(220, 252, 231)",
+    stroke: "rgb(22, 163, 74)",
+    stroke_width: 2,
+    legend: "expiry",
+};
+pub(crate) const LEGEND: [Look; 9] = [
+    PLAIN,
+    PAUSE,
+    CRASH,
+    CLOCK,
+    NETWORK_FAULT,
+    FAILOVER,
+    EXPIRY,
+    REFUSAL,
+    VIOLATION,
+];
+
+/// The band behind a lost message: its own colour, not a violation's red (a loss is a fault's
+/// doing, not a broken invariant).
+pub(crate) const DROPPED_RGB: &str = "rgb(254, 215, 170)";
+
+/// Whether `e` is an expiry, by the vocabulary's naming: every model's expiry event ends in
+/// `_expired` (`key_expired`, `lease_expired`, `session_expired`, ...).
+fn expires(e: &TraceEvent) -> bool {
+    matches!(&e.what, Happening::Observe(o) if o.event.ends_with("_expired"))
+}
+
+/// Whether `look` is the plain one: a note drawn with no band of colour.
+pub(crate) fn plain(look: &Look) -> bool {
+    *look == PLAIN
+}
 
 /// Emphasis first (as in the Mermaid diagram), then the kind of fault, so that each fault
 /// reads as what it is.
@@ -88,6 +122,7 @@ pub(crate) fn look(e: &TraceEvent, emphasis: Option<&Emphasis>) -> Look {
     match emphasis {
         Some(Emphasis::Violation(_)) => VIOLATION,
         Some(Emphasis::Refusal) => REFUSAL,
+        None if expires(e) => EXPIRY,
         None => match e.what {
             Happening::Pause { .. } | Happening::Resume => PAUSE,
             Happening::Crash { .. } | Happening::Restart => CRASH,

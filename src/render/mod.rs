@@ -21,6 +21,7 @@ pub mod lanes;
 mod life;
 mod look;
 pub mod mermaid;
+mod mermaid_head;
 mod mermaid_text;
 mod messages;
 pub mod select;
