@@ -205,7 +205,7 @@ fn the_view_flag_has_one_name_and_the_old_ones_as_aliases() {
     let view = common::locksim(&["run", s(&scenario), "--view", "mermaid"]);
     let render = common::locksim(&["run", s(&scenario), "--render", "mermaid"]);
     assert!(
-        common::stdout(&view).starts_with("sequenceDiagram"),
+        common::stdout(&view).contains("\nsequenceDiagram\n"),
         "{}",
         common::stderr(&view)
     );

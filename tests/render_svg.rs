@@ -10,7 +10,7 @@ use std::path::Path;
 
 use common::mermaid::{arrows, participants, unescape};
 use locksim::load::load_file;
-use locksim::render::{Cast, Marks, Row, TimeAxis, TimelineMode, mermaid, select, svg, svg_on};
+use locksim::render::{Cast, Marks, Row, TimeAxis, TimelineMode, mermaid, select, story, svg, svg_on};
 use locksim::run_result::RunResult;
 use locksim::sim::trace::{Happening, TraceEvent};
 use roxmltree::{Document, Node};
@@ -267,7 +267,7 @@ fn every_node_has_a_lane_and_the_arrows_and_folds_are_the_mermaid_diagrams() {
                     .unwrap_or_else(|| panic!("{rel}: title {t:?}"))
             })
             .collect();
-        let shown: Vec<usize> = select(&events, &marks, TimelineMode::Compact)
+        let shown: Vec<usize> = story(&events, &marks)
             .into_iter()
             .filter_map(|r| match r {
                 Row::Event(e) => Some(e),

@@ -1,6 +1,7 @@
-//! What a sequence diagram of a run shows, whatever draws it (Mermaid text, SVG): the compact
-//! selection's events and folds, the messages of their steps as arrows, each at its place in
-//! trace order, and the words and emphasis of each event's note.
+//! What a sequence diagram of a run shows, whatever draws it (Mermaid text, SVG): the story
+//! view's events and folds (`story.rs`), the messages the story turns on as arrows
+//! (`messages.rs`), each at its place in trace order, and the words and emphasis of each
+//! event's note.
 //!
 //! The Mermaid and SVG views differ only in how they draw these items, so they tell the same
 //! story, and a fix to what a diagram shows lands in both at once.
@@ -11,8 +12,9 @@ use locksim_protocols::lock::obs::{Deadline, LockObs, short_lease};
 use locksim_sim::history::DropReason;
 use locksim_sim::trace::{Happening, TraceEvent};
 
-use super::messages::{Arrow, Fate, Step, arrows};
-use super::select::{Fold, Row, TimelineMode, select};
+use super::messages::{Arrow, Fate, Kept, Step, arrows, steps};
+use super::select::{Fold, Row};
+use super::story::{opens, story};
 use super::{Marks, NETWORK, secs};
 
 /// Longest message text on an arrow, in characters.
@@ -29,13 +31,12 @@ pub(crate) enum Item<'a> {
     Arrow(Arrow),
 }
 
-/// The items of the diagram of `events`: the compact selection's rows, and an arrow for each
-/// message sent or received in a step with a kept event, each where it takes effect.
+/// The items of the diagram of `events`: the story's rows, and an arrow for each message the
+/// story draws, each where it takes effect.
 pub(crate) fn items<'a>(events: &'a [TraceEvent], marks: &Marks) -> Vec<Item<'a>> {
-    let rows = select(events, marks, TimelineMode::Compact);
-    let kept = kept_steps(&rows);
-    let steps: BTreeSet<Step<'_>> = kept.keys().copied().collect();
-    let arrows = arrows(events, &steps);
+    let rows = story(events, marks);
+    let steps = steps(events);
+    let kept = kept_steps(&rows, &steps);
     let folds: Vec<Fold> = rows
         .iter()
         .filter_map(|r| match r {
@@ -43,6 +44,18 @@ pub(crate) fn items<'a>(events: &'a [TraceEvent], marks: &Marks) -> Vec<Item<'a>
             Row::Event(_) => None,
         })
         .collect();
+    let drawn = Kept {
+        shown: kept.keys().copied().collect(),
+        opening: opening_steps(&rows, &steps, marks),
+        shown_at: rows
+            .iter()
+            .filter_map(|r| match r {
+                Row::Event(e) => Some((e.node.clone(), e.t_ns)),
+                Row::Folded(_) => None,
+            })
+            .collect(),
+    };
+    let arrows = arrows(events, &steps, &drawn);
     // Sort keys: (trace index, 0 before / 1 at / 2 after). Events and folds sit at their index.
     let mut keyed: Vec<((usize, u8), Item<'a>)> = rows
         .into_iter()
@@ -60,23 +73,33 @@ pub(crate) fn items<'a>(events: &'a [TraceEvent], marks: &Marks) -> Vec<Item<'a>
 }
 
 /// Each kept step, with the trace index of its first kept event.
-fn kept_steps<'a>(rows: &[Row<&'a TraceEvent>]) -> BTreeMap<Step<'a>, usize> {
+fn kept_steps(rows: &[Row<&TraceEvent>], steps: &BTreeMap<usize, Step>) -> BTreeMap<Step, usize> {
     let mut kept = BTreeMap::new();
     for r in rows {
         if let Row::Event(e) = r {
-            kept.entry((e.node.as_str(), e.t_ns)).or_insert(e.index);
+            kept.entry(steps[&e.index]).or_insert(e.index);
         }
     }
     kept
 }
 
+/// The steps with a shown event whose sends open the story.
+fn opening_steps(rows: &[Row<&TraceEvent>], steps: &BTreeMap<usize, Step>, marks: &Marks) -> BTreeSet<Step> {
+    rows.iter()
+        .filter_map(|r| match r {
+            Row::Event(e) if opens(e, marks) => Some(steps[&e.index]),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Where an arrow sorts. A message of a kept step can sit among hidden events (the step was cut
 /// by a fold): it goes on the side of the fold where its step's kept event is.
-fn arrow_key(a: &Arrow, folds: &[Fold], kept: &BTreeMap<Step<'_>, usize>) -> (usize, u8) {
+fn arrow_key(a: &Arrow, folds: &[Fold], kept: &BTreeMap<Step, usize>) -> (usize, u8) {
     match folds.iter().find(|f| (f.first_index..=f.last_index).contains(&a.at)) {
         None => (a.at, 1),
         Some(f) => {
-            let anchor = kept.get(&(a.anchor.0.as_str(), a.anchor.1)).copied().unwrap_or(a.at);
+            let anchor = kept.get(&a.anchor).copied().unwrap_or(a.at);
             if anchor < f.first_index {
                 (f.first_index, 0)
             } else {

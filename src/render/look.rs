@@ -103,6 +103,10 @@ pub(crate) const LEGEND: [Look; 9] = [
     VIOLATION,
 ];
 
+/// The band behind a lost message: its own colour, not a violation's red (a loss is a fault's
+/// doing, not a broken invariant).
+pub(crate) const DROPPED_RGB: &str = "rgb(254, 215, 170)";
+
 /// The events that end a lock or lease, by event name, whatever the model: a server's key or
 /// lease expiring (the lock vocabulary's, etcd's, ZooKeeper's session, a node-id lease), and a
 /// holder learning it lost its lock or lease.
@@ -124,6 +128,11 @@ fn ends_a_lease(e: &TraceEvent) -> bool {
     };
     EXPIRIES.contains(&o.event.as_str())
         || (o.event == "deadline_checked" && matches!(o.decode(), Some(LockObs::DeadlineChecked { ok: false, .. })))
+}
+
+/// Whether `look` is the plain one: a note drawn with no band of colour.
+pub(crate) fn plain(look: &Look) -> bool {
+    *look == PLAIN
 }
 
 /// Emphasis first (as in the Mermaid diagram), then the kind of fault, so that each fault

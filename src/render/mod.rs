@@ -22,9 +22,11 @@ pub mod lanes;
 mod life;
 mod look;
 pub mod mermaid;
+mod mermaid_head;
 mod mermaid_text;
 mod messages;
 pub mod select;
+mod story;
 pub mod svg;
 #[cfg(test)]
 mod test_events;
@@ -36,6 +38,7 @@ pub use lanes::lanes;
 pub(crate) use life::changes_life;
 pub use mermaid::mermaid;
 pub use select::{Fold, Row, Selection, Selector, TimelineMode, select, selection};
+pub use story::story;
 pub use svg::{TimeAxis, svg, svg_on};
 
 /// Which events violate which invariants: event index -> invariant ids, in checker order.

@@ -9,12 +9,12 @@
 // and exits 1 if any diagram fails, 2 if Mermaid cannot be loaded.
 //
 // Mermaid 11 parses sequence diagrams in Node without a DOM (checked: a bad diagram is still
-// rejected), so no DOM shim is loaded. The 50 000-character check is Mermaid's default
+// rejected), so no DOM shim is loaded; only DOMPurify's hooks are stubbed (below). The 50 000-character check is Mermaid's default
 // `maxTextSize`: over it, `mermaid.render` draws an error instead of the diagram.
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const MAX_TEXT_SIZE = 50000;
@@ -26,6 +26,18 @@ if (!dir) {
 }
 let mermaid;
 try {
+  // A diagram's `title` and `accDescr` go through DOMPurify, which in Node (no DOM) is an empty
+  // shell. Give that shell pass-through hooks so Node parses them as a browser would; the
+  // sanitising itself only changes the text, never the diagram's structure this script checks.
+  // The shell is the very module instance Mermaid imports (`dompurify`'s ES entry).
+  const purifyDist = dirname(createRequire(join(dir, 'package.json')).resolve('dompurify'));
+  const purify = (await import(pathToFileURL(join(purifyDist, 'purify.es.mjs')).href)).default;
+  if (!purify.isSupported) {
+    purify.addHook = () => {};
+    purify.removeHook = () => {};
+    purify.removeHooks = () => {};
+    purify.sanitize = (text) => text;
+  }
   // The package lives outside this repository: resolve it from that folder, not from here.
   const entry = createRequire(join(dir, 'package.json')).resolve('mermaid');
   mermaid = (await import(pathToFileURL(entry).href)).default;
