@@ -125,9 +125,14 @@ impl TraceFile {
 
     /// The roles of the recorded run's nodes, from the scenario the trace embeds.
     pub fn cast(&self) -> Result<Cast, LoadError> {
-        Ok(Cast::of(&self.scenario()?)
-            .seeded(self.seed)
-            .from_file(&self.scenario_file))
+        Ok(self.cast_of(&self.scenario()?))
+    }
+
+    /// The cast of the recorded run, given its embedded `scenario` already parsed: the
+    /// scenario's roles, and a caption naming the recorded seed and scenario file, so a diagram
+    /// of the trace is the live run's.
+    pub fn cast_of(&self, scenario: &Scenario) -> Cast {
+        Cast::of(scenario).seeded(self.seed).from_file(&self.scenario_file)
     }
 
     /// The scenario the trace embeds, parsed as a scenario file is.

@@ -84,7 +84,7 @@ fn the_clock_jump_story_is_whole_and_its_routine_traffic_folded() {
         line_after(&d, "    rect rgb(237, 233, 254)"),
         format!("Note over server_2: 0.050 s · wall 20.050 s<br>wall clock JUMPS by 20.000 s")
     );
-    assert!(line_after(&d, "    rect rgb(220, 252, 231)").ends_with("lock key (lease caa5) EXPIRED"));
+    assert!(line_after(&d, "    rect rgb(217, 249, 157)").ends_with("lock key (lease caa5) EXPIRED"));
 }
 
 #[test]
@@ -95,7 +95,7 @@ fn the_gc_pause_story_colours_the_pause_and_the_expiry_apart() {
         "{d}"
     );
     assert!(
-        line_after(&d, "    rect rgb(220, 252, 231)").ends_with("lock key (lease caa5) EXPIRED"),
+        line_after(&d, "    rect rgb(217, 249, 157)").ends_with("lock key (lease caa5) EXPIRED"),
         "{d}"
     );
     let pause = at(&d, "PAUSED for 15 s");

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::render::svg::TimeAxis;
-use crate::render::{Cast, Marks, Page};
+use crate::render::{Marks, Page};
 use crate::{trace_file, trace_view};
 
 use super::view::View;
@@ -39,7 +39,7 @@ pub(super) fn render(path: PathBuf, view: View, axis: TimeAxis) -> u8 {
             return BAD_INPUT;
         }
     };
-    let cast = Cast::of(&scenario);
+    let cast = trace.cast_of(&scenario);
     // Only the HTML viewer lists the verdicts: a verdict map it cannot read fails it alone.
     let page = match view {
         View::Html => Page::of_trace(&scenario.name, &scenario.description, trace.seed, &trace.result),

@@ -221,7 +221,7 @@ pub const CLAIMS: &[Claim] = &[
     Claim {
         title: "Persistence and delayed restarts",
         post: &ANTIREZ,
-        part: "his reply on crash recovery (as in the Redis page, \"Performance, crash recovery and fsync\")",
+        part: "the Redis page he wrote, section \"Performance, crash recovery and fsync\" (the algorithm as his reply defends it)",
         claim: "A Redlock server that restarts without the key it granted can give its vote a second time. The \
                 remedies are persistence with fsync on every write, or, without it, a delayed restart: keep \
                 the restarted server out for longer than the longest lease, so every lock it forgot has \
