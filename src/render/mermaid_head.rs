@@ -79,6 +79,7 @@ mod tests {
                           client-1 acquires {2,3,4}: two majorities at once."
                 .into(),
             seed: 7,
+            file: String::new(),
         };
         let head = head(&caption);
         assert!(head.starts_with("%%{init: "), "{head}");
