@@ -10,7 +10,7 @@ use std::path::Path;
 
 use common::mermaid::{arrows, participants, unescape};
 use locksim::load::load_file;
-use locksim::render::{Cast, Marks, Row, TimeAxis, TimelineMode, mermaid, select, story, svg, svg_on};
+use locksim::render::{Cast, Marks, Row, TimeAxis, mermaid, story, svg, svg_on};
 use locksim::run_result::RunResult;
 use locksim::sim::trace::{Happening, TraceEvent};
 use roxmltree::{Document, Node};
