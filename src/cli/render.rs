@@ -39,7 +39,7 @@ pub(super) fn render(path: PathBuf, view: View, axis: TimeAxis) -> u8 {
             return BAD_INPUT;
         }
     };
-    let cast = Cast::of(&scenario);
+    let cast = Cast::of(&scenario).seeded(trace.seed).from_file(&trace.scenario_file);
     // Only the HTML viewer lists the verdicts: a verdict map it cannot read fails it alone.
     let page = match view {
         View::Html => Page::of_trace(&scenario.name, &scenario.description, trace.seed, &trace.result),
