@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use common::mermaid::{arrows, participants, unescape};
+use common::mermaid::{arrows, flat, participants, unescape};
 use locksim::load::load_file;
 use locksim::render::{Cast, Marks, lanes, mermaid, svg};
 use locksim::run_result::RunResult;
@@ -121,16 +121,17 @@ fn the_fenced_gc_pause_shows_the_rejected_late_write() {
         diagram.contains("    client_0->>resource: WRITE counter := 1 token 1\n"),
         "{diagram}"
     );
+    let diagram = flat(&diagram);
     let refusal = diagram
         .find("REJECTED write from client-0 (token 1 #lt; max ")
         .expect("the refusal note");
     let before = &diagram[..refusal];
-    assert!(before.ends_with("    rect rgb(255, 236, 179)\n        Note over resource: 16.015 s<br>"));
+    assert!(before.ends_with("    rect rgb(255, 236, 179)\n        Note over resource: 16.015 s "));
     assert!(!diagram.contains("VIOLATES"), "nothing is violated");
     // The pause and the resume, and the expiry in between.
     let pause = diagram.find("PAUSED for 15 s").unwrap();
     let expiry = diagram.find("lock key (lease caa5) EXPIRED").unwrap();
-    let resume = diagram.find("Note over client_0: 15.012 s<br>resumes").unwrap();
+    let resume = diagram.find("Note over client_0: 15.012 s resumes").unwrap();
     assert!(pause < expiry && expiry < resume);
 
     let text = lanes(&events, &marks);
@@ -176,7 +177,7 @@ fn acquisitions_are_notes() {
     // second marked, both before client-0's late write is acknowledged (its release is routine
     // traffic the story view folds).
     let (events, cast, marks) = live("redlock/clock-jump.toml");
-    let diagram = mermaid(&events, &cast, &marks);
+    let diagram = flat(&mermaid(&events, &cast, &marks));
     let lines: Vec<&str> = diagram.lines().map(str::trim).collect();
     let find = |who: &str, what: &[&str]| {
         lines

@@ -21,7 +21,7 @@ use super::diagram::{
 };
 use super::look::{DROPPED_RGB, Look, look, plain};
 use super::mermaid_head::{caption_note, head};
-use super::mermaid_text::{escape, participant_ids};
+use super::mermaid_text::{narrow, participant_ids};
 use super::messages::Fate;
 use super::{Marks, NETWORK, nodes};
 
@@ -70,7 +70,7 @@ pub fn mermaid(events: &[TraceEvent], cast: &Cast, marks: &Marks) -> String {
                 {
                     dying.insert(i);
                 }
-                let lines: Vec<String> = describe(e, lock_servers).iter().map(|l| escape(l)).collect();
+                let lines: Vec<String> = describe(e, lock_servers).iter().map(|l| narrow(l)).collect();
                 let emphasis = emphasis(e, marks);
                 let look = look(e, emphasis.as_ref());
                 if let Some(n) = note.as_mut()
@@ -113,7 +113,7 @@ pub fn mermaid(events: &[TraceEvent], cast: &Cast, marks: &Marks) -> String {
                         out.line(band, &format!("destroy {end}"));
                     }
                 }
-                out.line(band, &format!("{from}{op}{to}: {}", escape(&arrow_label(&a))));
+                out.line(band, &format!("{from}{op}{to}: {}", narrow(&arrow_label(&a))));
             }
         }
     }
@@ -183,8 +183,9 @@ struct Note {
 /// Writes the note, in a band of its look's colour of its own unless it is a plain one.
 fn flush(note: &mut Option<Note>, out: &mut Out) {
     let Some(n) = note.take() else { return };
-    let mut text = format!("{}<br>{}", n.header, n.lines.join("<br>"));
+    let mut text = format!("{}<br>{}", narrow(&n.header), n.lines.join("<br>"));
     if let Some(Emphasis::Violation(ids)) = &n.emphasis {
+        // Whole, so that the mark reads (and is found) as one phrase.
         text.push_str(&format!("<br>VIOLATES {ids}"));
     }
     let band = (!plain(&n.look)).then_some(n.look.fill);
@@ -290,13 +291,13 @@ sequenceDiagram
     participant server_0 as server-0
     participant server_1 as server-1
     rect rgb(204, 251, 241)
-        Note over client_0,server_1: 0.000 s<br>PARTITION: {client-0} | {server-1}
+        Note over client_0,server_1: 0.000 s<br>PARTITION: {client-0} |<br>{server-1}
     end
     client_0->>server_0: SET lock#59; x
     Note over server_0: 0.003 s<br>lock key := lease caa5
     server_0->>client_0: OK
     rect rgb(255, 204, 204)
-        Note over client_0: 0.005 s<br>ACQUIRED lease caa5 · token 7 · validity 9.995 s<br>on server-0 (1 of 2)<br>VIOLATES mutual_exclusion
+        Note over client_0: 0.005 s<br>ACQUIRED lease caa5 ·<br>token 7 · validity 9.995 s<br>on server-0 (1 of 2)<br>VIOLATES mutual_exclusion
     end
     Note over client_0: 0.005 s · wall 0.007 s<br>read counter = 0
     rect rgb(255, 236, 179)
@@ -305,14 +306,14 @@ sequenceDiagram
     rect rgb(254, 215, 170)
         client_0-xserver_1: DEL (cut by the partition)
     end
-    client_0-)server_0: DEL (still in flight at the end)
+    client_0-)server_0: DEL (still in flight at<br>the end)
     rect rgb(212, 212, 212)
         Note over server_1: 0.007 s<br>CRASHED (never restarts)
     end
     Note over client_0: 0.008 s<br>tries to acquire
     rect rgb(254, 215, 170)
         destroy server_1
-        client_0-xserver_1: SET (receiver down or restarted)
+        client_0-xserver_1: SET (receiver down or<br>restarted)
     end
 "
         );
@@ -327,5 +328,25 @@ sequenceDiagram
             vec!["server-0".into(), "server-1".into()],
         );
         assert_eq!(mermaid(&events, &cast, &marks), expected);
+    }
+
+    #[test]
+    fn a_long_note_is_broken_into_short_lines() {
+        let text = "lock key := lease caa5 (expires at wall 10.002 s)";
+        let events = vec![
+            ev(0, 0, "client-0", Happening::Start, Salience::Chatter, "starts"),
+            ev(1, 2, "server-0", obs("key_set"), Salience::Routine, text),
+        ];
+        let cast = Cast::new(
+            vec![("client-0".into(), Role::Client), ("server-0".into(), Role::Server)],
+            vec!["server-0".into()],
+        );
+        let diagram = mermaid(&events, &cast, &Marks::default());
+        assert!(
+            diagram.contains(
+                "\n    Note over server_0: 0.002 s<br>lock key := lease caa5<br>(expires at wall 10.002 s)\n"
+            ),
+            "{diagram}"
+        );
     }
 }

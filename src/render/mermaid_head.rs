@@ -3,17 +3,22 @@
 //! scenario's description as a note over everyone and as the accessible description).
 
 use super::caption::Caption;
-use super::mermaid_text::escape;
+use super::mermaid_text::{escape, wrap};
 
 /// Mermaid's settings for a classroom: 18 px text (its default, 14 px, shrinks to ~9 px on a
 /// projected eight-participant page), white notes made translucent so the band of colour
 /// behind a fault's, an expiry's or a refusal's note shows through instead of Mermaid's yellow.
+/// Participant boxes 110 px wide (a name grows its box) 30 px apart, instead of 150 and 50:
+/// with notes and messages cut short (`mermaid_text::LINE_CHARS`), eight participants fit in
+/// ~1,470 px, so a 1,400 px window shows the text at ~17 px (measured with Mermaid 11).
 pub(crate) const INIT: &str = "%%{init: {\"themeVariables\": {\"fontSize\": \"18px\", \"noteBkgColor\": \"#ffffff\"}, \
-\"themeCSS\": \".note { fill-opacity: 0.35; }\", \"sequence\": {\"actorFontSize\": 20, \"noteFontSize\": 18, \
-\"messageFontSize\": 18}}}%%";
+\"themeCSS\": \".note { fill-opacity: 0.35; }\", \"sequence\": {\"width\": 110, \"actorMargin\": 30, \
+\"actorFontSize\": 20, \"noteFontSize\": 18, \"messageFontSize\": 18}}}%%";
 
-/// Longest line of the caption note, in characters: a description wraps at word ends.
-const CAPTION_LINE: usize = 72;
+/// Longest line of the caption note, in characters: a description wraps at word ends. The note
+/// spans every participant, but Mermaid still widens the gap before the last one by half the
+/// note's width: at 72 characters that adds ~80 px to an eight-participant diagram.
+const CAPTION_LINE: usize = 44;
 
 /// The lines before the participants: settings, the diagram type, its title and accessible
 /// description.
@@ -48,25 +53,6 @@ fn one_line(text: &str) -> String {
     text.replace(['\n', '\r', '\t'], " ")
 }
 
-/// `text` cut into lines of at most `max` characters at spaces (a longer word stands alone).
-fn wrap(text: &str, max: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    let mut line = String::new();
-    for word in one_line(text).split(' ').filter(|w| !w.is_empty()) {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > max {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,8 +73,10 @@ mod tests {
         let note = caption_note(&caption).unwrap();
         assert_eq!(
             note,
-            "client-0 holds {0,1,2}#59; server-2's wall clock jumps forward and expires<br>\
-             its key#59; client-1 acquires {2,3,4}: two majorities at once.<br>\
+            "client-0 holds {0,1,2}#59; server-2's wall<br>\
+             clock jumps forward and expires its key#59;<br>\
+             client-1 acquires {2,3,4}: two majorities at<br>\
+             once.<br>\
              seed 7 (--seed 7 draws this run again)"
         );
         assert_eq!(caption_note(&Caption::default()), None);

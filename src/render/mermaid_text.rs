@@ -23,6 +23,61 @@ pub(crate) fn escape(text: &str) -> String {
     out
 }
 
+/// Longest line of a note over one participant or of a message, in characters. Mermaid
+/// widens a participant's column to fit the widest note over it and the gap after a message's
+/// sender to fit its text, so one-line texts of ~50 characters spread an eight-participant
+/// diagram to ~2,400 px, shrunk to ~9 px text in a 1,400 px window. Cut at 26, columns stay at
+/// Mermaid's minimum and the text at ~15 px or more.
+pub(crate) const LINE_CHARS: usize = 26;
+
+/// `text` cut into lines of at most `max` characters at spaces (a longer word stands alone),
+/// never between a number and its unit ("20.000 s" stays whole).
+pub(crate) fn wrap(text: &str, max: usize) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in text.split([' ', '\n', '\r', '\t']).filter(|w| !w.is_empty()) {
+        match words.last_mut() {
+            Some(number) if is_unit(word) && number.ends_with(|c: char| c.is_ascii_digit()) => {
+                number.push(' ');
+                number.push_str(word);
+            }
+            _ => words.push(word.to_string()),
+        }
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in &words {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > max {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// A unit of time as the simulator writes it after a number, maybe followed by punctuation.
+fn is_unit(word: &str) -> bool {
+    matches!(
+        word.trim_end_matches([')', ',', ';', '.', ':']),
+        "s" | "ms" | "us" | "µs" | "ns"
+    )
+}
+
+/// `text` as the lines of a note or message: cut at [`LINE_CHARS`], each line escaped, joined
+/// with `<br>` (Mermaid's line break in both).
+pub(crate) fn narrow(text: &str) -> String {
+    wrap(text, LINE_CHARS)
+        .iter()
+        .map(|l| escape(l))
+        .collect::<Vec<_>>()
+        .join("<br>")
+}
+
 /// Words the sequence grammar reads as keywords where a participant id stands.
 const RESERVED: &[&str] = &[
     "activate",
@@ -97,5 +152,29 @@ mod tests {
             participant_ids(&["client-0", "server-0", "resource", "end", "client_0", "9x"]),
             ["client_0", "server_0", "resource", "end_", "client_0_2", "n_9x"]
         );
+    }
+
+    #[test]
+    fn long_texts_are_cut_at_spaces_into_short_lines() {
+        let text = "answers in: granted by {0,1,2}, answered by {0,1,2}; next";
+        assert_eq!(
+            narrow(text),
+            "answers in: granted by<br>{0,1,2}, answered by<br>{0,1,2}#59; next"
+        );
+        assert!(wrap(text, LINE_CHARS).iter().all(|l| l.chars().count() <= LINE_CHARS));
+        assert_eq!(
+            wrap("a-word-longer-than-the-limit x", 5),
+            ["a-word-longer-than-the-limit", "x"]
+        );
+        assert_eq!(narrow("OK"), "OK");
+        assert_eq!(
+            wrap("wall clock JUMPS by 20.000 s", LINE_CHARS),
+            ["wall clock JUMPS by", "20.000 s"]
+        );
+        assert_eq!(
+            wrap("lease caa5 (expires at 10.002 s)", 28),
+            ["lease caa5 (expires at", "10.002 s)"]
+        );
+        assert_eq!(wrap("answers s", 7), ["answers", "s"]);
     }
 }

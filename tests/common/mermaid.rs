@@ -12,7 +12,8 @@ pub fn participants(diagram: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Arrow lines: (from id, operator, to id, text as written). The operators: `->>` delivered,
+/// Arrow lines: (from id, operator, to id, text as written but on one line: a label is cut into
+/// short lines with `<br>` only to keep the columns narrow). The operators: `->>` delivered,
 /// `-x` dropped, `-)` still in flight at the end.
 pub fn arrows(diagram: &str) -> Vec<(String, &'static str, String, String)> {
     let mut out = Vec::new();
@@ -25,7 +26,7 @@ pub fn arrows(diagram: &str) -> Vec<(String, &'static str, String, String)> {
         };
         for op in ["->>", "-x", "-)"] {
             if let Some((from, to)) = head.split_once(op) {
-                out.push((from.to_string(), op, to.to_string(), text.to_string()));
+                out.push((from.to_string(), op, to.to_string(), text.replace("<br>", " ")));
                 break;
             }
         }
@@ -39,4 +40,10 @@ pub fn unescape(text: &str) -> String {
         .replace("#lt;", "<")
         .replace("#gt;", ">")
         .replace("#35;", "#")
+}
+
+/// The diagram with its line breaks read as spaces: notes and messages are cut into short
+/// lines at spaces (to keep the columns narrow), so a phrase may straddle a `<br>`.
+pub fn flat(diagram: &str) -> String {
+    diagram.replace("<br>", " ")
 }
