@@ -21,6 +21,7 @@ pub mod html;
 pub mod lanes;
 mod life;
 mod look;
+pub(crate) mod markup;
 pub mod mermaid;
 mod mermaid_head;
 mod mermaid_text;

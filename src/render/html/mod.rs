@@ -23,6 +23,7 @@ use locksim_sim::trace::TraceEvent;
 pub use page::{Page, VerdictRow};
 
 use super::Cast;
+use super::markup::escape;
 
 const SKELETON: &str = include_str!("viewer.html");
 const STYLE: &str = include_str!("viewer.css");
@@ -53,9 +54,4 @@ pub fn html(events: &[TraceEvent], cast: &Cast, page: &Page) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// Text made safe for HTML content.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }

@@ -26,6 +26,7 @@ use locksim_sim::trace::TraceEvent;
 
 use super::cast::Cast;
 use super::look::{ALARM, PAUSED};
+use super::markup::escape;
 use super::{Marks, nodes};
 
 mod draw;
@@ -158,26 +159,6 @@ impl Grid {
     fn fit(&self, x: i32, w: i32) -> i32 {
         x.min(self.right() - w).max(self.gutter)
     }
-}
-
-/// `text` as XML character data or attribute value: the five markup characters as entities,
-/// and the control characters XML 1.0 forbids (and line breaks, which would not show) as
-/// spaces.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if c.is_control() => out.push(' '),
-            '\u{FFFE}' | '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Estimated width of `text` in the 14 px monospace font: 8.4 px a character, rounded up.

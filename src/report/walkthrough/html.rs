@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use super::claims::{ANTIREZ, KLEPPMANN, Post, REDIS_DOCS};
 use super::{REGENERATE, Section, ShownPair, TITLE, Walkthrough, anchor, first_drawn, heading};
+use crate::render::markup::escape;
 
 /// Sized for a projector: large type, a measure that fits one screen, pictures scaled to it.
 const STYLE: &str = "\
@@ -169,21 +170,6 @@ fn inline_svg(svg: &str) -> &str {
         Some(rest) => rest.split_once("?>").map_or(svg, |(_, body)| body.trim_start()),
         None => svg,
     }
-}
-
-/// Text as HTML character data or an attribute value.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
