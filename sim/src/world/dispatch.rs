@@ -25,8 +25,7 @@ impl<N: Node> World<N> {
                 tag,
                 generation,
                 target_mono_ns,
-                ..
-            } => self.timer_due(rec, node, tag, generation, target_mono_ns, due),
+            } => self.timer_due(rec, node, tag, generation, target_mono_ns),
             Due::ClockJumped(node) => self.step_or_hold(rec, node, Input::ClockJump, due),
             Due::FailedOver(node, primary) => self.step_or_hold(rec, node, Input::Failover(primary), due),
             Due::Fault(fault) => self.fire(rec, fault),

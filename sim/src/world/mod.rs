@@ -22,7 +22,7 @@ use crate::history::{Event, History, Level, Stats, What};
 use crate::ids::{Names, NodeId};
 use crate::network::{Network, NetworkConfig};
 use crate::node::{Effect, Node, TimerTag};
-use crate::queue::{Due, Queue};
+use crate::queue::{Due, Popped, Queue};
 use crate::record::{Keep, Recorder, RunEnd};
 use crate::rng::stream;
 use timers::TimerState;
@@ -200,7 +200,7 @@ impl<N: Node> World<N> {
         let mut handled = 0u64;
         let mut at_this_instant = 0u64;
         let mut stopped = None;
-        while let Some((t_ns, due)) = self.queue.pop_until(self.end_ns) {
+        while let Some((t_ns, popped)) = self.queue.pop_until(self.end_ns) {
             debug_assert!(t_ns >= self.now_ns, "time went backwards");
             at_this_instant = if t_ns == self.now_ns { at_this_instant + 1 } else { 1 };
             self.now_ns = t_ns;
@@ -216,12 +216,10 @@ impl<N: Node> World<N> {
                 });
                 break;
             }
-            if let Due::Timer { node, tag, ticket, .. } = due
-                && !self.timer_entry_due(node, tag, ticket)
-            {
-                continue;
+            match popped {
+                Popped::Timer { node, tag, ticket } => self.timer_entry_due(recorder, node, tag, ticket),
+                Popped::Due(due) => self.dispatch(recorder, due),
             }
-            self.dispatch(recorder, due);
         }
         let unfired = self.unfired();
         Finished {
