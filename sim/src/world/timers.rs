@@ -63,7 +63,9 @@ impl<N: Node> World<N> {
     /// Makes the timer live, due at `at_ns`, its generation bumped by `bump` first (1 for a
     /// new setting, 0 for a re-arm): one look-up of the table for both. It takes its place in
     /// the queue order now; it enters the queue now only if no entry of its tag comes due
-    /// first (see [`TimerState`]).
+    /// first (see [`TimerState`]). Inlined into `set_timer`, the setting of most steps: as a
+    /// call it spent 15 instructions of its 70 saving and restoring registers.
+    #[inline]
     fn arm(&mut self, node: NodeId, tag: TimerTag, at_ns: u64, target_mono_ns: u64, bump: u32) {
         let seq = self.queue.next_seq();
         let timer = self.timer(node, tag);
@@ -112,7 +114,9 @@ impl<N: Node> World<N> {
 
     /// The live timer `tag` of `node` of `generation` is due: the node handles it, unless it
     /// is stale or the node crashed, or it waits for the node's resume, or it is re-armed
-    /// because a suspension stopped the monotonic clock after it was set.
+    /// because a suspension stopped the monotonic clock after it was set. Inlined into
+    /// `timer_entry_due`, every firing's path: the call cost 15 instructions.
+    #[inline]
     pub(super) fn timer_due(
         &mut self,
         rec: &mut impl Recorder<N::Msg, N::Obs>,
