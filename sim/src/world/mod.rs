@@ -240,12 +240,31 @@ impl<N: Node> World<N> {
     /// once, not gathered per step: an event then crosses one move, not two.
     #[inline]
     fn push_event(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId, what: What<N::Msg, N::Obs>) {
-        let (wall_ns, mono_ns) = if node == NodeId::NET {
+        let readings = if node == NodeId::NET {
             (0, 0)
         } else {
-            let clock = &self.clocks[node.index()];
-            (clock.wall_now(self.now_ns), clock.mono_at(self.now_ns))
+            self.readings(node)
         };
+        self.record(rec, node, readings, what);
+    }
+
+    /// `node`'s clock readings now: (wall, monotonic).
+    #[inline]
+    fn readings(&self, node: NodeId) -> (i64, u64) {
+        let clock = &self.clocks[node.index()];
+        (clock.wall_now(self.now_ns), clock.mono_at(self.now_ns))
+    }
+
+    /// [`World::push_event`] with the node's readings now already taken: a step's records
+    /// reuse those its context was given, rather than read the clock again for each.
+    #[inline]
+    fn record(
+        &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
+        node: NodeId,
+        (wall_ns, mono_ns): (i64, u64),
+        what: What<N::Msg, N::Obs>,
+    ) {
         let event = Event {
             t_ns: self.now_ns,
             node,

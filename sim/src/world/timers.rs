@@ -47,10 +47,12 @@ impl<N: Node> World<N> {
         &mut timers[i]
     }
 
-    pub(super) fn set_timer(&mut self, node: NodeId, tag: TimerTag, after_ns: u64) {
-        let clock = &self.clocks[node.index()];
-        let target_mono_ns = clock.mono_at(self.now_ns) + after_ns;
-        let at_ns = clock.true_time_of_mono(target_mono_ns).max(self.now_ns);
+    /// Sets `node`'s timer `tag` to fire when its monotonic clock reaches `target_mono_ns`
+    /// (its reading now plus the delay: the step's reading, not read again).
+    pub(super) fn set_timer(&mut self, node: NodeId, tag: TimerTag, target_mono_ns: u64) {
+        let at_ns = self.clocks[node.index()]
+            .true_time_of_mono(target_mono_ns)
+            .max(self.now_ns);
         self.arm(node, tag, at_ns, target_mono_ns, 1);
     }
 
