@@ -55,7 +55,7 @@ impl<N: Node> World<N> {
 
     /// A message arrives at `to`: dropped if the incarnation it was sent to is gone, held
     /// while `to` is paused, handled otherwise.
-    fn deliver(
+    pub(super) fn deliver(
         &mut self,
         rec: &mut impl Recorder<N::Msg, N::Obs>,
         from: NodeId,

@@ -218,6 +218,15 @@ impl<N: Node> World<N> {
             }
             match popped {
                 Popped::Timer { node, tag, ticket } => self.timer_entry_due(recorder, node, tag, ticket),
+                // Messages, most of the rest, go straight to delivery: through `dispatch`, a
+                // call that takes the whole item, a message cost ~25 instructions more.
+                Popped::Due(Due::Deliver {
+                    from,
+                    to,
+                    msg_id,
+                    incarnation,
+                    msg,
+                }) => self.deliver(recorder, from, to, msg_id, incarnation, msg),
                 Popped::Due(due) => self.dispatch(recorder, due),
             }
         }
