@@ -24,7 +24,7 @@ use crate::network::{Network, NetworkConfig};
 use crate::node::{Effect, Node, TimerTag};
 use crate::queue::{Due, Popped, Queue};
 use crate::record::{Keep, Recorder, RunEnd};
-use crate::rng::stream;
+use crate::rng::{node_stream, stream};
 use timers::TimerState;
 use triggers::Watch;
 
@@ -92,7 +92,7 @@ impl<N: Node> Slot<N> {
     /// name (so adding a node leaves the others' streams as they were).
     fn new(seed: u64, name: &str, model: N) -> Self {
         Slot {
-            rng: stream(seed, &format!("node:{name}")),
+            rng: node_stream(seed, name),
             model,
             life: Life::Running,
             started: false,
@@ -146,12 +146,19 @@ impl<N: Node> World<N> {
     /// Builds the world. Node names must be unique and every node a fault names must exist;
     /// scenario loading checks both, so a violation here is an engine bug.
     pub fn new(nodes: Vec<NodeSetup<N>>, cfg: WorldConfig) -> Self {
-        let names = Names::new(nodes.iter().map(|n| n.name.clone()).collect());
-        let clocks: Vec<ClockTrack> = nodes.iter().map(|n| ClockTrack::new(n.clock)).collect();
-        let slots: Vec<Slot<N>> = nodes
-            .into_iter()
-            .map(|n| Slot::new(cfg.seed, &n.name, n.model))
-            .collect();
+        // One pass that moves each name into the table, rather than cloning them all: a world is
+        // built per seed, and exploration runs thousands.
+        let (mut names, mut clocks, mut slots) = (
+            Vec::with_capacity(nodes.len()),
+            Vec::with_capacity(nodes.len()),
+            Vec::with_capacity(nodes.len()),
+        );
+        for n in nodes {
+            clocks.push(ClockTrack::new(n.clock));
+            slots.push(Slot::new(cfg.seed, &n.name, n.model));
+            names.push(n.name);
+        }
+        let names = Names::new(names);
         let mut world = World {
             now_ns: 0,
             end_ns: cfg.end_ns,
