@@ -67,7 +67,7 @@ impl<N: Node> World<N> {
     /// the queue order now; it enters the queue now only if no entry of its tag comes due
     /// first (see [`TimerState`]). Inlined into `set_timer`, the setting of most steps: as a
     /// call it spent 15 instructions of its 70 saving and restoring registers.
-    #[inline]
+    #[inline(always)]
     fn arm(&mut self, node: NodeId, tag: TimerTag, at_ns: u64, target_mono_ns: u64, bump: u32) {
         let seq = self.queue.next_seq();
         let timer = self.timer(node, tag);
@@ -118,7 +118,7 @@ impl<N: Node> World<N> {
     /// is stale or the node crashed, or it waits for the node's resume, or it is re-armed
     /// because a suspension stopped the monotonic clock after it was set. Inlined into
     /// `timer_entry_due`, every firing's path: the call cost 15 instructions.
-    #[inline]
+    #[inline(always)]
     pub(super) fn timer_due(
         &mut self,
         rec: &mut impl Recorder<N::Msg, N::Obs>,
