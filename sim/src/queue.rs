@@ -168,6 +168,8 @@ impl<M> Queue<M> {
         });
     }
 
+    /// Places `key`: in `front` when it is the earliest and `front` is free or later (which
+    /// then goes into the heap), in the heap otherwise.
     #[inline(always)]
     fn push_key(&mut self, key: Key) {
         match self.front {
