@@ -14,6 +14,10 @@
 //! Most pushes are the earliest item queued (a message a few ms away, while the queue holds
 //! timers and faults further out), and the next pop takes it. So the earliest key, when it came
 //! in as the earliest, waits in `front` outside the heap: that push and its pop skip the sifts.
+//!
+//! A node timer's entry (most of the items besides messages) has no payload at all: its key
+//! names the node and tag, and the world keeps the rest in its timer table (see
+//! `world::timers::TimerState`). Its push writes no slab slot and its pop moves no payload.
 
 use crate::ids::NodeId;
 use crate::node::TimerTag;
@@ -30,14 +34,13 @@ pub(crate) enum Due<M> {
         incarnation: u32,
         msg: M,
     },
+    /// A live timer that came due while its node was paused (queued timers are entries of
+    /// their own: [`Popped::Timer`]).
     Timer {
         node: NodeId,
         tag: TimerTag,
         generation: u32,
         target_mono_ns: u64,
-        /// The queue entry's `seq`: the world keeps one entry per timer tag that counts (see
-        /// `world::timers::TimerState`) and recognises it by this.
-        ticket: u64,
     },
     /// A paused node's wall clock was stepped; it learns on resume.
     ClockJumped(NodeId),
@@ -60,15 +63,37 @@ impl<M> Due<M> {
     }
 }
 
-/// A heap entry: the ordering key and where the payload is.
+/// What a popped item is.
+pub(crate) enum Popped<M> {
+    /// The entry of `node`'s timer `tag`; `ticket` is the `seq` it was queued with, by which
+    /// the world recognises the entry that counts (see `world::timers::TimerState`).
+    Timer {
+        node: NodeId,
+        tag: TimerTag,
+        ticket: u64,
+    },
+    Due(Due<M>),
+}
+
+/// What a key stands for.
+#[derive(Copy, Clone, Debug)]
+enum Item {
+    /// A payload, by its index in the slab.
+    Slot(u32),
+    Timer(NodeId, TimerTag),
+}
+
+/// A heap entry: the ordering key and what it stands for.
 #[derive(Copy, Clone, Debug)]
 struct Key {
     t_ns: u64,
     /// `class << 63 | seq`.
     order: u64,
-    /// Index into the payload slab.
-    slot: u32,
+    item: Item,
 }
+
+/// Node steps' class: the bit set in a node timer's `order`.
+const NODE_STEP: u64 = 1 << 63;
 
 impl Key {
     #[inline]
@@ -100,26 +125,11 @@ impl<M> Queue<M> {
         }
     }
 
-    #[inline]
-    pub(crate) fn push(&mut self, t_ns: u64, due: Due<M>) {
-        let seq = self.next_seq();
-        self.push_with_seq(t_ns, seq, due);
-    }
-
-    /// Draws the next insertion number, for an item that will be pushed later with
-    /// [`Queue::push_with_seq`]: it then runs exactly where it would have run had it been
-    /// pushed now.
-    pub(crate) fn next_seq(&mut self) -> u64 {
-        self.seq += 1;
-        debug_assert!(self.seq < 1 << 63, "seq overflows into the class bit");
-        self.seq
-    }
-
-    /// Pushes `due` with a `seq` drawn earlier from [`Queue::next_seq`]. Keys must stay
-    /// unique: each drawn `seq` is pushed at most once at a time.
+    /// Always inlined: a message's push, made a call, spent a dozen instructions on the call
+    /// and on copying its payload in.
     #[inline(always)]
-    pub(crate) fn push_with_seq(&mut self, t_ns: u64, seq: u64, due: Due<M>) {
-        let order = (due.class() << 63) | seq;
+    pub(crate) fn push(&mut self, t_ns: u64, due: Due<M>) {
+        let order = (due.class() << 63) | self.next_seq();
         let slot = match self.free.pop() {
             Some(slot) => {
                 self.payloads[slot as usize] = Some(due);
@@ -130,7 +140,38 @@ impl<M> Queue<M> {
                 u32::try_from(self.payloads.len() - 1).expect("fewer than 2^32 queued items")
             }
         };
-        let key = Key { t_ns, order, slot };
+        self.push_key(Key {
+            t_ns,
+            order,
+            item: Item::Slot(slot),
+        });
+    }
+
+    /// Draws the next insertion number, for an item that will be pushed later with
+    /// [`Queue::push_timer`]: it then runs exactly where it would have run had it been pushed
+    /// now.
+    pub(crate) fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        debug_assert!(self.seq < 1 << 63, "seq overflows into the class bit");
+        self.seq
+    }
+
+    /// Pushes the entry of `node`'s timer `tag` with a `seq` drawn earlier from
+    /// [`Queue::next_seq`]. Keys must stay unique: each drawn `seq` is pushed at most once at a
+    /// time.
+    #[inline]
+    pub(crate) fn push_timer(&mut self, t_ns: u64, seq: u64, node: NodeId, tag: TimerTag) {
+        self.push_key(Key {
+            t_ns,
+            order: NODE_STEP | seq,
+            item: Item::Timer(node, tag),
+        });
+    }
+
+    /// Places `key`: in `front` when it is the earliest and `front` is free or later (which
+    /// then goes into the heap), in the heap otherwise.
+    #[inline(always)]
+    fn push_key(&mut self, key: Key) {
         match self.front {
             Some(front) if key.before(&front) => {
                 self.front = Some(key);
@@ -144,7 +185,7 @@ impl<M> Queue<M> {
 
     /// The next item due at or before `end_ns`, with its time.
     #[inline]
-    pub(crate) fn pop_until(&mut self, end_ns: u64) -> Option<(u64, Due<M>)> {
+    pub(crate) fn pop_until(&mut self, end_ns: u64) -> Option<(u64, Popped<M>)> {
         let top = match self.front {
             Some(front) if front.t_ns > end_ns => return None,
             Some(front) => {
@@ -163,11 +204,22 @@ impl<M> Queue<M> {
                 top
             }
         };
-        let due = self.payloads[top.slot as usize]
-            .take()
-            .expect("a queued slot holds its payload");
-        self.free.push(top.slot);
-        Some((top.t_ns, due))
+        let popped = match top.item {
+            Item::Timer(node, tag) => Popped::Timer {
+                node,
+                tag,
+                ticket: top.order & !NODE_STEP,
+            },
+            Item::Slot(slot) => {
+                self.free.push(slot);
+                Popped::Due(
+                    self.payloads[slot as usize]
+                        .take()
+                        .expect("a queued slot holds its payload"),
+                )
+            }
+        };
+        Some((top.t_ns, popped))
     }
 
     /// Places `key` at a new leaf and moves it up to where it belongs (hole technique: parents
@@ -225,9 +277,15 @@ mod tests {
         q.push(5, Due::Start(NodeId(0)));
         q.push(5, Due::Start(NodeId(1)));
         q.push(5, Due::Fault(9));
+        let seq = q.next_seq();
         q.push(1, Due::Start(NodeId(2)));
+        q.push_timer(5, seq, NodeId(3), 7);
+        q.push(5, Due::Start(NodeId(4)));
         let order: Vec<String> = std::iter::from_fn(|| q.pop_until(10))
-            .map(|(t, d)| format!("{t}:{d:?}"))
+            .map(|(t, popped)| match popped {
+                Popped::Due(d) => format!("{t}:{d:?}"),
+                Popped::Timer { node, tag, ticket } => format!("{t}:timer {node:?} {tag} #{ticket}"),
+            })
             .collect();
         assert_eq!(
             order,
@@ -235,7 +293,9 @@ mod tests {
                 "1:Start(NodeId(2))",
                 "5:Fault(9)",
                 "5:Start(NodeId(0))",
-                "5:Start(NodeId(1))"
+                "5:Start(NodeId(1))",
+                "5:timer NodeId(3) 7 #4",
+                "5:Start(NodeId(4))"
             ]
         );
         q.push(11, Due::Start(NodeId(0)));
@@ -291,7 +351,7 @@ mod tests {
                     },
                 );
                 reference.push((t, seq, id));
-            } else if let Some((t, Due::Deliver { msg, .. })) = q.pop_until(u64::MAX) {
+            } else if let Some((t, Popped::Due(Due::Deliver { msg, .. }))) = q.pop_until(u64::MAX) {
                 reference.sort();
                 let (rt, _, rid) = reference.remove(0);
                 assert_eq!((t, msg), (rt, rid));
@@ -300,7 +360,7 @@ mod tests {
         }
         reference.sort();
         for (rt, _, rid) in reference {
-            let Some((t, Due::Deliver { msg, .. })) = q.pop_until(u64::MAX) else {
+            let Some((t, Popped::Due(Due::Deliver { msg, .. }))) = q.pop_until(u64::MAX) else {
                 panic!("queue ran dry")
             };
             assert_eq!((t, msg), (rt, rid));

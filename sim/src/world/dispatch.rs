@@ -25,8 +25,7 @@ impl<N: Node> World<N> {
                 tag,
                 generation,
                 target_mono_ns,
-                ..
-            } => self.timer_due(rec, node, tag, generation, target_mono_ns, due),
+            } => self.timer_due(rec, node, tag, generation, target_mono_ns),
             Due::ClockJumped(node) => self.step_or_hold(rec, node, Input::ClockJump, due),
             Due::FailedOver(node, primary) => self.step_or_hold(rec, node, Input::Failover(primary), due),
             Due::Fault(fault) => self.fire(rec, fault),
@@ -56,7 +55,7 @@ impl<N: Node> World<N> {
 
     /// A message arrives at `to`: dropped if the incarnation it was sent to is gone, held
     /// while `to` is paused, handled otherwise.
-    fn deliver(
+    pub(super) fn deliver(
         &mut self,
         rec: &mut impl Recorder<N::Msg, N::Obs>,
         from: NodeId,
@@ -131,13 +130,12 @@ impl<N: Node> World<N> {
 
     /// Runs one handler of `node` and applies what it asked for.
     pub(super) fn step(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId, input: Input<N::Msg>) {
-        let now_ns = self.now_ns;
+        let readings = self.readings(node);
         let mut out = std::mem::take(&mut self.out);
         let crash = matches!(input, Input::Crash);
         {
             let Slot { model, rng, .. } = &mut self.slots[node.index()];
-            let clock = &self.clocks[node.index()];
-            let mut ctx = Ctx::new(node, clock.wall_now(now_ns), clock.mono_at(now_ns), rng, &mut out);
+            let mut ctx = Ctx::new(node, readings.0, readings.1, rng, &mut out);
             match input {
                 Input::Start => model.on_start(&mut ctx),
                 Input::Msg(from, msg) => model.on_msg(&mut ctx, from, msg),
@@ -154,7 +152,7 @@ impl<N: Node> World<N> {
                 }
             }
         } else {
-            self.apply(rec, node, &mut out);
+            self.apply(rec, node, &mut out, readings);
         }
         self.out = out;
     }
@@ -162,26 +160,28 @@ impl<N: Node> World<N> {
     /// Applies effects in order. A fault triggered by a record takes effect at once: after a
     /// pause the rest is held back until resume, after a crash it is lost. The node runs when
     /// this starts, and only a record can fire a fault, so its lifecycle is read again only
-    /// after a record that fired one (not before every effect).
+    /// after a record that fired one (not before every effect). Records are stamped with
+    /// `readings`, the node's clocks now, which likewise only a fired fault can change.
     pub(super) fn apply(
         &mut self,
         rec: &mut impl Recorder<N::Msg, N::Obs>,
         node: NodeId,
         effects: &mut Vec<Effect<N::Msg, N::Obs>>,
+        mut readings: (i64, u64),
     ) {
         debug_assert!(self.slots[node.index()].life == Life::Running);
         let mut effects = effects.drain(..);
         while let Some(effect) = effects.next() {
             match effect {
                 Effect::Send { to, msg } => self.send(rec, node, to, msg),
-                Effect::SetTimer { tag, after_ns } => self.set_timer(node, tag, after_ns),
+                Effect::SetTimer { tag, after_ns } => self.set_timer(node, tag, readings.1 + after_ns),
                 Effect::CancelTimer { tag } => self.cancel_timer(node, tag),
                 Effect::Record(obs) => {
-                    if !self.observe(rec, node, obs) {
+                    if !self.observe(rec, node, obs, readings) {
                         continue;
                     }
                     match self.slots[node.index()].life {
-                        Life::Running => {}
+                        Life::Running => readings = self.readings(node),
                         Life::Paused { .. } => {
                             self.slots[node.index()].held.extend(effects);
                             return;

@@ -44,7 +44,8 @@ impl<N: Node> World<N> {
         }
         self.push_event(rec, node, What::Resume);
         let mut held = std::mem::take(&mut self.slots[node.index()].held);
-        self.apply(rec, node, &mut held);
+        let readings = self.readings(node);
+        self.apply(rec, node, &mut held, readings);
         self.run_pending(rec, node);
     }
 

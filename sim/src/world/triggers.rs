@@ -36,18 +36,25 @@ impl<N: Node> World<N> {
         }
     }
 
-    /// Records an observation and fires each fault whose watched event it completes; says
-    /// whether one fired (only then can the node's lifecycle have changed).
-    pub(super) fn observe(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId, obs: N::Obs) -> bool {
+    /// Records an observation, stamped with the node's clock `readings`, and fires each fault
+    /// whose watched event it completes; says whether one fired (only then can the node's
+    /// lifecycle and clocks have changed).
+    pub(super) fn observe(
+        &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
+        node: NodeId,
+        obs: N::Obs,
+        readings: (i64, u64),
+    ) -> bool {
         if self.watching == 0 {
             // Most runs watch for nothing, or their watches are spent early: most records
             // skip the walk (and the event name).
-            self.push_event(rec, node, What::Observe(obs));
+            self.record(rec, node, readings, What::Observe(obs));
             return false;
         }
         let kind = obs.kind();
         let mut fired = false;
-        self.push_event(rec, node, What::Observe(obs));
+        self.record(rec, node, readings, What::Observe(obs));
         for w in 0..self.watches.len() {
             let watch = &mut self.watches[w];
             if watch.remaining > 0 && watch.node == node && watch.event == kind {

@@ -122,11 +122,6 @@ impl Liveness {
         }
         let quiet = self.quiet;
         let quiet_ns = quiet.map_or(0, |(ns, _)| ns);
-        // Where the window starts, as messages say it; when no fault fired, they say so first.
-        let (none_fired, from) = match quiet {
-            Some(_) => ("", format!("after the faults ended at {}", fmt_secs(quiet_ns))),
-            None => ("no fault fired, and ", "from the start".to_string()),
-        };
         if let Some(f) = self.acquired {
             let after = match quiet {
                 Some(_) => format!("{} after the faults ended", fmt_duration(f.t_ns - quiet_ns)),
@@ -138,6 +133,12 @@ impl Liveness {
                 fmt_secs(f.t_ns)
             ));
         }
+        // Where the window starts, as the messages below say it (not formatted for the verdict
+        // above, most runs' verdict); when no fault fired, they say so first.
+        let (none_fired, from) = match quiet {
+            Some(_) => ("", format!("after the faults ended at {}", fmt_secs(quiet_ns))),
+            None => ("no fault fired, and ", "from the start".to_string()),
+        };
         // A window that closes exactly at the end is judged: the run includes its last instant.
         if self.deadline_ns > end.end_ns {
             return Status::NotApplicable(format!(
