@@ -6,6 +6,7 @@
 pub mod budget;
 pub mod check;
 pub mod clock;
+mod escape;
 pub mod fault;
 pub mod history;
 pub mod ids;

@@ -12,10 +12,10 @@ use crate::ids::{Names, NodeId};
 use crate::node::{Message, Observation, Salience};
 
 use super::erase::salience;
-use super::escape::{Escaped, escape_tail, push_escaped};
 use super::fields::write_fields;
 use super::sorted::write_sorted;
 use super::text::{any_node, write_group, write_text};
+use crate::escape::{Escaped, escape_tail, push_escaped};
 
 /// Writes trace lines, reusing its buffer from one line to the next.
 #[derive(Default)]
@@ -40,7 +40,7 @@ impl LineWriter {
         w.uint(index as u64);
         w.raw(",\"t_ns\":");
         w.uint(e.t_ns);
-        w.key_str("node", names.of(e.node));
+        w.key_escaped("node", names.json(e.node));
         w.raw(",\"wall_ns\":");
         w.int(e.wall_ns);
         w.raw(",\"mono_ns\":");
@@ -74,7 +74,7 @@ impl LineWriter {
 /// The timeline text of a message event (`write_text`'s, byte for byte), its message taken
 /// from the line where `msg` lies.
 fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: Range<usize>) {
-    let name = |w: &mut Json<'_>, n: &NodeId| push_escaped(w.0, names.of(*n));
+    let name = |w: &mut Json<'_>, n: &NodeId| w.raw(names.json(*n));
     match what {
         What::Send { to, .. } => {
             w.raw("-> ");
@@ -104,7 +104,7 @@ fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: R
 /// The `kind` and the fields of `what`, each preceded by a comma; for a message event, where
 /// its escaped message lies in the line.
 fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: &What<M, O>) -> Option<Range<usize>> {
-    let name = |n: &NodeId| names.of(*n);
+    let name = |n: &NodeId| names.json(*n);
     let mut msg_at = None;
     match what {
         What::Observe(o) => observation(w, o),
@@ -113,11 +113,11 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
             w.kind("send");
             msg_at = Some(w.key_display("msg", msg));
             w.key_uint("msg_id", *msg_id);
-            w.key_str("to", name(to));
+            w.key_escaped("to", name(to));
         }
         What::Deliver { from, msg_id, msg } => {
             w.kind("deliver");
-            w.key_str("from", name(from));
+            w.key_escaped("from", name(from));
             msg_at = Some(w.key_display("msg", msg));
             w.key_uint("msg_id", *msg_id);
         }
@@ -129,7 +129,7 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
             reason,
         } => {
             w.kind("drop");
-            w.key_str("from", name(from));
+            w.key_escaped("from", name(from));
             msg_at = Some(w.key_display("msg", msg));
             w.key_uint("msg_id", *msg_id);
             let reason = match reason {
@@ -137,8 +137,8 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
                 DropReason::Loss => "loss",
                 DropReason::Down => "down",
             };
-            w.key_str("reason", reason);
-            w.key_str("to", name(to));
+            w.key_escaped("reason", reason);
+            w.key_escaped("to", name(to));
         }
         What::Timer { tag } => {
             w.kind("timer");
@@ -190,8 +190,8 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
             w.kind("delay");
             w.key_uint("extra_ns", *extra_ns);
             w.key_uint("fault", u64::from(*fault));
-            w.key_str("from", name(from));
-            w.key_str("to", name(to));
+            w.key_escaped("from", name(from));
+            w.key_escaped("to", name(to));
             w.key_uint("window_ns", *window_ns);
         }
         What::Lossy {
@@ -210,7 +210,7 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
         }
         What::Failover { primary } => {
             w.kind("failover");
-            w.key_str("primary", name(primary));
+            w.key_escaped("primary", name(primary));
         }
         What::WindowEnd { fault } => {
             w.kind("window_end");
@@ -224,7 +224,7 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
 /// of [`super::Observed`] gives them), serialized through `scratch`: a struct field by field,
 /// anything else whole and then sorted.
 fn observation<O: Observation>(w: &mut Json<'_>, o: &O) {
-    w.kind(o.kind());
+    w.key_str("kind", o.kind());
     let Json(line, scratch) = w;
     if write_fields(o, line, scratch).is_ok() {
         return;
@@ -275,9 +275,10 @@ impl Json<'_> {
         self.raw("\":");
     }
 
+    /// The `kind` of one of the engine's own events: plain ASCII, written as is.
     #[inline(always)]
     fn kind(&mut self, kind: &str) {
-        self.key_str("kind", kind);
+        self.key_escaped("kind", kind);
     }
 
     #[inline(always)]
@@ -285,6 +286,15 @@ impl Json<'_> {
         self.key(key);
         self.raw("\"");
         push_escaped(self.0, value);
+        self.raw("\"");
+    }
+
+    /// A string value escaped already (a node's name from [`Names::json`]) or plain ASCII.
+    #[inline(always)]
+    fn key_escaped(&mut self, key: &str, value: &str) {
+        self.key(key);
+        self.raw("\"");
+        self.raw(value);
         self.raw("\"");
     }
 

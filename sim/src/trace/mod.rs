@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use crate::node::Salience;
 
 mod erase;
-mod escape;
 mod fields;
 mod happening;
 mod line;
