@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Mutex, PoisonError};
 
-use locksim_sim::{Names, NodeId, Observation, Salience};
+use locksim_sim::{Members, Names, NodeId, Observation, Salience};
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub use super::deadline::Deadline;
@@ -310,8 +310,14 @@ impl Observation for LockObs {
     fn describe_into(&self, names: &Names, out: &mut String) {
         describe::write_line(self, names, out);
     }
+
+    fn write_members(&self, m: &mut Members<'_>) -> bool {
+        members::write(self, m);
+        true
+    }
 }
 
 mod describe;
+mod members;
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,7 @@ use std::ops::Range;
 
 use crate::history::{DropReason, Event, What};
 use crate::ids::{Names, NodeId};
+use crate::members::Members;
 use crate::node::{Message, Observation, Salience};
 
 use super::erase::salience;
@@ -221,12 +222,12 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
 }
 
 /// An observation: its event name as `kind`, then its fields in key order (as the JSON map
-/// of [`super::Observed`] gives them), serialized through `scratch`: a struct field by field,
-/// anything else whole and then sorted.
+/// of [`super::Observed`] gives them): written by the model itself if it writes them, else
+/// serialized through `scratch`, a struct field by field, anything else whole and then sorted.
 fn observation<O: Observation>(w: &mut Json<'_>, o: &O) {
     w.key_str("kind", o.kind());
     let Json(line, scratch) = w;
-    if write_fields(o, line, scratch).is_ok() {
+    if o.write_members(&mut Members::new(line)) || write_fields(o, line, scratch).is_ok() {
         return;
     }
     scratch.clear();

@@ -1,0 +1,95 @@
+//! An observation's members written by hand into its trace line, for a model that writes its
+//! facts itself ([`crate::Observation::write_members`]): the bytes the serde path writes (each
+//! value as `serde_json` spells it, keys sorted) without a serializer per field, a buffer to
+//! sort them through, or an escape scan of keys known to be plain. A lock run's facts are a
+//! third of its trace lines, and through serde each cost as much as the rest of its line.
+
+use crate::escape::push_escaped;
+
+/// The members of one JSON object being written, each `,"key":value`. Keys come in ascending
+/// byte order and are plain ASCII needing no escape — what the serde path's sorted keys are;
+/// debug builds (tests) check both, so a writer that strays fails its tests rather than
+/// changing a trace.
+pub struct Members<'a> {
+    out: &'a mut String,
+    /// No comma before the next member: the first of a nested object. An observation's own
+    /// members join the line's, so they always have one.
+    first: bool,
+    /// The last key written, for the debug check of their order.
+    last: &'static str,
+}
+
+impl<'a> Members<'a> {
+    /// An observation's members, appended to its line.
+    pub(crate) fn new(out: &'a mut String) -> Self {
+        Members {
+            out,
+            first: false,
+            last: "",
+        }
+    }
+
+    pub fn uint(&mut self, key: &'static str, n: u64) {
+        self.key(key);
+        self.out.push_str(itoa::Buffer::new().format(n));
+    }
+
+    pub fn int(&mut self, key: &'static str, n: i64) {
+        self.key(key);
+        self.out.push_str(itoa::Buffer::new().format(n));
+    }
+
+    /// A number, or `null` (an `Option` serde writes as it is).
+    pub fn opt_uint(&mut self, key: &'static str, n: Option<u64>) {
+        match n {
+            Some(n) => self.uint(key, n),
+            None => self.null(key),
+        }
+    }
+
+    pub fn bool(&mut self, key: &'static str, b: bool) {
+        self.key(key);
+        self.out.push_str(if b { "true" } else { "false" });
+    }
+
+    /// A string, escaped.
+    pub fn str(&mut self, key: &'static str, s: &str) {
+        self.key(key);
+        self.out.push('"');
+        push_escaped(self.out, s);
+        self.out.push('"');
+    }
+
+    pub fn null(&mut self, key: &'static str) {
+        self.key(key);
+        self.out.push_str("null");
+    }
+
+    /// A nested object, its members written by `members` (in their own key order).
+    pub fn object(&mut self, key: &'static str, members: impl FnOnce(&mut Members<'_>)) {
+        self.key(key);
+        self.out.push('{');
+        members(&mut Members {
+            out: self.out,
+            first: true,
+            last: "",
+        });
+        self.out.push('}');
+    }
+
+    fn key(&mut self, key: &'static str) {
+        debug_assert!(key > self.last, "members in key order: {key:?} after {:?}", self.last);
+        debug_assert!(
+            key.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\'),
+            "a plain key: {key:?}"
+        );
+        self.last = key;
+        if !self.first {
+            self.out.push(',');
+        }
+        self.first = false;
+        self.out.push('"');
+        self.out.push_str(key);
+        self.out.push_str("\":");
+    }
+}
