@@ -248,6 +248,34 @@ fn the_line_writer_writes_the_serde_line_and_passes_the_same_event() {
     );
 }
 
+/// A stamp's clocks equal to true time or not, alone or together (the writer copies the
+/// digits of equal ones), at the ends of their ranges.
+#[test]
+fn the_line_writer_writes_every_stamp_as_serde_does() {
+    let h = history();
+    let mut lines = LineWriter::default();
+    let stamps = [
+        (0, 0, 0),
+        (5, 5, 5),
+        (5, 5, 6),
+        (5, 6, 5),
+        (5, -5, 5),
+        (5, 4, 4),
+        (u64::MAX, -1, u64::MAX),
+        (1 << 63, i64::MIN, 1 << 63),
+        (i64::MAX as u64, i64::MAX, 0),
+    ];
+    for (t_ns, wall_ns, mono_ns) in stamps {
+        let e = Event {
+            t_ns,
+            wall_ns,
+            mono_ns,
+            ..h.events[4].clone()
+        };
+        assert_eq!(lines.write(&h.names, 7, &e).0, erase_event(&h.names, 7, &e).json);
+    }
+}
+
 #[test]
 fn the_line_writer_escapes_as_serde_does() {
     let mut h = history();
