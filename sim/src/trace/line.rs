@@ -14,16 +14,20 @@ use crate::node::{Message, Observation, Salience};
 
 use super::erase::salience;
 use super::fields::write_fields;
+use super::sent::Sent;
 use super::sorted::write_sorted;
 use super::text::{any_node, write_group, write_text};
 use crate::escape::{Escaped, escape_tail, push_escaped};
 
-/// Writes trace lines, reusing its buffer from one line to the next.
+/// Writes trace lines, reusing its buffer from one line to the next. One writer serves one
+/// run's events, in order: a delivery or drop carries the message of the send with its
+/// `msg_id` (as the engine's do), whose text it reuses.
 #[derive(Default)]
 pub struct LineWriter {
     buf: String,
     /// An observation as serialized, before its keys are sorted into the line.
     scratch: Vec<u8>,
+    sent: Sent,
 }
 
 impl LineWriter {
@@ -58,7 +62,7 @@ impl LineWriter {
         } else {
             w.uint(e.mono_ns);
         }
-        let msg = happening(&mut w, names, &e.what);
+        let msg = happening(&mut w, names, &mut self.sent, &e.what);
         let salience = salience(&e.what);
         w.raw(match salience {
             Salience::Chatter => ",\"salience\":\"chatter\",\"text\":\"",
@@ -115,8 +119,13 @@ fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: R
 }
 
 /// The `kind` and the fields of `what`, each preceded by a comma; for a message event, where
-/// its escaped message lies in the line.
-fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: &What<M, O>) -> Option<Range<usize>> {
+/// its escaped message lies in the line. A send's message is kept in `sent` for its delivery.
+fn happening<M: Message, O: Observation>(
+    w: &mut Json<'_>,
+    names: &Names,
+    sent: &mut Sent,
+    what: &What<M, O>,
+) -> Option<Range<usize>> {
     let name = |n: &NodeId| names.json(*n);
     let mut msg_at = None;
     match what {
@@ -124,14 +133,16 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
         What::Start => w.kind("start"),
         What::Send { to, msg_id, msg } => {
             w.kind("send");
-            msg_at = Some(w.key_display("msg", msg));
+            let at = w.key_display("msg", None, msg);
+            sent.keep(*msg_id, &w.0[at.clone()]);
+            msg_at = Some(at);
             w.key_uint("msg_id", *msg_id);
             w.key_escaped("to", name(to));
         }
         What::Deliver { from, msg_id, msg } => {
             w.kind("deliver");
             w.key_escaped("from", name(from));
-            msg_at = Some(w.key_display("msg", msg));
+            msg_at = Some(w.key_display("msg", sent.get(*msg_id), msg));
             w.key_uint("msg_id", *msg_id);
         }
         What::Drop {
@@ -143,7 +154,7 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
         } => {
             w.kind("drop");
             w.key_escaped("from", name(from));
-            msg_at = Some(w.key_display("msg", msg));
+            msg_at = Some(w.key_display("msg", sent.get(*msg_id), msg));
             w.key_uint("msg_id", *msg_id);
             let reason = match reason {
                 DropReason::Partition => "partition",
@@ -311,14 +322,20 @@ impl Json<'_> {
         self.raw("\"");
     }
 
-    /// Writes `value` as the string `key` names; returns where its escaped text lies.
+    /// Writes `value` as the string `key` names, or its escaped text if `known` already;
+    /// returns where the escaped text lies.
     #[inline(always)]
-    fn key_display(&mut self, key: &str, value: &impl fmt::Display) -> Range<usize> {
+    fn key_display(&mut self, key: &str, known: Option<&str>, value: &impl fmt::Display) -> Range<usize> {
         self.key(key);
         self.raw("\"");
         let start = self.0.len();
-        write!(self.0, "{value}").expect("a String takes any text");
-        escape_tail(self.0, start);
+        match known {
+            Some(text) => self.raw(text),
+            None => {
+                write!(self.0, "{value}").expect("a String takes any text");
+                escape_tail(self.0, start);
+            }
+        }
         let end = self.0.len();
         self.raw("\"");
         start..end

@@ -12,6 +12,7 @@ mod erase;
 mod fields;
 mod happening;
 mod line;
+mod sent;
 mod sink;
 mod sorted;
 mod text;

@@ -97,7 +97,7 @@ fn history() -> History<&'static str, Obs> {
         What::Deliver {
             from: A,
             msg_id: 1,
-            msg: "hi",
+            msg: "hi \"there\"",
         },
         What::Drop {
             from: A,
