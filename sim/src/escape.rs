@@ -29,6 +29,15 @@ pub(crate) fn escape_tail(out: &mut String, start: usize) {
 
 /// Where the first byte of `bytes` that needs an escape lies, if any.
 fn first_escape(bytes: &[u8]) -> Option<usize> {
+    if bytes.len() < CHUNK {
+        // A short text (a key, an event name) tested as one chunk padded with spaces: a copy
+        // and a few compares rather than a loop over its bytes.
+        let mut padded = [b' '; CHUNK];
+        padded[..bytes.len()].copy_from_slice(bytes);
+        if !any_escape(&padded) {
+            return None;
+        }
+    }
     let mut i = 0;
     while let Some(chunk) = bytes.get(i..i + CHUNK) {
         if any_escape(chunk) {
