@@ -247,3 +247,18 @@ fn facts_write_the_members_serde_writes() {
         assert_eq!(lines.write(&names, index, &e).0, erase_event(&names, index, &e).json);
     }
 }
+
+#[test]
+fn a_short_lease_is_its_top_four_hex_digits() {
+    for l in [
+        0,
+        1,
+        u64::MAX,
+        0xcaa5_0000_0000_0000,
+        0x0a05_ffff_ffff_ffff,
+        1 << 48,
+        0xffff << 44,
+    ] {
+        assert_eq!(short_lease(l), format!("{:04x}", l >> 48), "{l:x}");
+    }
+}
