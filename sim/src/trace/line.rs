@@ -19,6 +19,28 @@ use super::sorted::write_sorted;
 use super::text::{any_node, write_group, write_text};
 use crate::escape::{Escaped, escape_tail, push_escaped};
 
+/// `,"key":` as one constant (every key this writer writes is plain ASCII): a line's
+/// punctuation goes in as few pieces as it can, each piece a capacity check and a copy.
+macro_rules! key {
+    ($key:literal) => {
+        concat!(",\"", $key, "\":")
+    };
+}
+
+/// `,"key":"`: a key and the opening quote of its string value.
+macro_rules! key_quote {
+    ($key:literal) => {
+        concat!(",\"", $key, "\":\"")
+    };
+}
+
+/// `,"kind":"kind"` for one of the engine's own events, plain ASCII.
+macro_rules! kind {
+    ($kind:literal) => {
+        concat!(",\"kind\":\"", $kind, "\"")
+    };
+}
+
 /// Writes trace lines, reusing its buffer from one line to the next. One writer serves one
 /// run's events, in order: a delivery or drop carries the message of the send with its
 /// `msg_id` (as the engine's do), whose text it reuses.
@@ -43,22 +65,22 @@ impl LineWriter {
         let mut w = Json(&mut self.buf, &mut self.scratch);
         w.raw("{\"i\":");
         w.uint(index as u64);
-        w.raw(",\"t_ns\":");
-        let t_ns = w.0.len();
-        w.uint(e.t_ns);
-        let t_ns = t_ns..w.0.len();
-        w.key_escaped("node", names.json(e.node));
+        w.raw(key!("t_ns"));
+        let mut t_ns = itoa::Buffer::new();
+        let t_ns = t_ns.format(e.t_ns);
+        w.raw(t_ns);
+        w.key_escaped(key_quote!("node"), names.json(e.node));
         // A clock that has not drifted reads true time (every event of many runs): its
-        // digits are copied from `t_ns`, not formatted again.
-        w.raw(",\"wall_ns\":");
+        // digits are those of `t_ns`, not formatted again.
+        w.raw(key!("wall_ns"));
         if u64::try_from(e.wall_ns) == Ok(e.t_ns) {
-            w.0.extend_from_within(t_ns.clone());
+            w.raw(t_ns);
         } else {
             w.int(e.wall_ns);
         }
-        w.raw(",\"mono_ns\":");
+        w.raw(key!("mono_ns"));
         if e.mono_ns == e.t_ns {
-            w.0.extend_from_within(t_ns);
+            w.raw(t_ns);
         } else {
             w.uint(e.mono_ns);
         }
@@ -130,20 +152,20 @@ fn happening<M: Message, O: Observation>(
     let mut msg_at = None;
     match what {
         What::Observe(o) => observation(w, o),
-        What::Start => w.kind("start"),
+        What::Start => w.raw(kind!("start")),
         What::Send { to, msg_id, msg } => {
-            w.kind("send");
-            let at = w.key_display("msg", None, msg);
+            w.raw(kind!("send"));
+            let at = w.key_display(key_quote!("msg"), None, msg);
             sent.keep(*msg_id, &w.0[at.clone()]);
             msg_at = Some(at);
-            w.key_uint("msg_id", *msg_id);
-            w.key_escaped("to", name(to));
+            w.key_uint(key!("msg_id"), *msg_id);
+            w.key_escaped(key_quote!("to"), name(to));
         }
         What::Deliver { from, msg_id, msg } => {
-            w.kind("deliver");
-            w.key_escaped("from", name(from));
-            msg_at = Some(w.key_display("msg", sent.get(*msg_id), msg));
-            w.key_uint("msg_id", *msg_id);
+            w.raw(kind!("deliver"));
+            w.key_escaped(key_quote!("from"), name(from));
+            msg_at = Some(w.key_display(key_quote!("msg"), sent.get(*msg_id), msg));
+            w.key_uint(key!("msg_id"), *msg_id);
         }
         What::Drop {
             from,
@@ -152,45 +174,45 @@ fn happening<M: Message, O: Observation>(
             msg,
             reason,
         } => {
-            w.kind("drop");
-            w.key_escaped("from", name(from));
-            msg_at = Some(w.key_display("msg", sent.get(*msg_id), msg));
-            w.key_uint("msg_id", *msg_id);
+            w.raw(kind!("drop"));
+            w.key_escaped(key_quote!("from"), name(from));
+            msg_at = Some(w.key_display(key_quote!("msg"), sent.get(*msg_id), msg));
+            w.key_uint(key!("msg_id"), *msg_id);
             let reason = match reason {
                 DropReason::Partition => "partition",
                 DropReason::Loss => "loss",
                 DropReason::Down => "down",
             };
-            w.key_escaped("reason", reason);
-            w.key_escaped("to", name(to));
+            w.key_escaped(key_quote!("reason"), reason);
+            w.key_escaped(key_quote!("to"), name(to));
         }
         What::Timer { tag } => {
-            w.kind("timer");
-            w.key_uint("tag", u64::from(*tag));
+            w.raw(kind!("timer"));
+            w.key_uint(key!("tag"), u64::from(*tag));
         }
         What::Pause { duration_ns, suspend } => {
-            w.kind("pause");
-            w.key_uint("duration_ns", *duration_ns);
-            w.key_bool("suspend", *suspend);
+            w.raw(kind!("pause"));
+            w.key_uint(key!("duration_ns"), *duration_ns);
+            w.key_bool(key!("suspend"), *suspend);
         }
-        What::Resume => w.kind("resume"),
+        What::Resume => w.raw(kind!("resume")),
         What::Crash { restart_after_ns } => {
-            w.kind("crash");
+            w.raw(kind!("crash"));
             w.raw(",\"restart_after_ns\":");
             match restart_after_ns {
                 Some(r) => w.uint(*r),
                 None => w.raw("null"),
             }
         }
-        What::Restart => w.kind("restart"),
+        What::Restart => w.raw(kind!("restart")),
         What::ClockJump { by_ns } => {
-            w.kind("clock_jump");
+            w.raw(kind!("clock_jump"));
             w.raw(",\"by_ns\":");
             w.int(*by_ns);
         }
         What::Partition { fault, groups, one_way } => {
-            w.kind("partition");
-            w.key_uint("fault", u64::from(*fault));
+            w.raw(kind!("partition"));
+            w.key_uint(key!("fault"), u64::from(*fault));
             w.raw(",\"groups\":[");
             for (i, g) in groups.iter().enumerate() {
                 w.raw(if i == 0 { "\"" } else { ",\"" });
@@ -198,11 +220,11 @@ fn happening<M: Message, O: Observation>(
                 w.raw("\"");
             }
             w.raw("]");
-            w.key_bool("one_way", *one_way);
+            w.key_bool(key!("one_way"), *one_way);
         }
         What::Heal { fault } => {
-            w.kind("heal");
-            w.key_uint("fault", u64::from(*fault));
+            w.raw(kind!("heal"));
+            w.key_uint(key!("fault"), u64::from(*fault));
         }
         What::Delay {
             fault,
@@ -211,12 +233,12 @@ fn happening<M: Message, O: Observation>(
             window_ns,
             extra_ns,
         } => {
-            w.kind("delay");
-            w.key_uint("extra_ns", *extra_ns);
-            w.key_uint("fault", u64::from(*fault));
-            w.key_escaped("from", name(from));
-            w.key_escaped("to", name(to));
-            w.key_uint("window_ns", *window_ns);
+            w.raw(kind!("delay"));
+            w.key_uint(key!("extra_ns"), *extra_ns);
+            w.key_uint(key!("fault"), u64::from(*fault));
+            w.key_escaped(key_quote!("from"), name(from));
+            w.key_escaped(key_quote!("to"), name(to));
+            w.key_uint(key!("window_ns"), *window_ns);
         }
         What::Lossy {
             fault,
@@ -225,20 +247,20 @@ fn happening<M: Message, O: Observation>(
             ppm,
             duplicate,
         } => {
-            w.kind("lossy");
-            w.key_bool("duplicate", *duplicate);
-            w.key_uint("fault", u64::from(*fault));
-            w.key_str("from", any_node(names, from));
-            w.key_uint("ppm", u64::from(*ppm));
-            w.key_str("to", any_node(names, to));
+            w.raw(kind!("lossy"));
+            w.key_bool(key!("duplicate"), *duplicate);
+            w.key_uint(key!("fault"), u64::from(*fault));
+            w.key_str(key_quote!("from"), any_node(names, from));
+            w.key_uint(key!("ppm"), u64::from(*ppm));
+            w.key_str(key_quote!("to"), any_node(names, to));
         }
         What::Failover { primary } => {
-            w.kind("failover");
-            w.key_escaped("primary", name(primary));
+            w.raw(kind!("failover"));
+            w.key_escaped(key_quote!("primary"), name(primary));
         }
         What::WindowEnd { fault } => {
-            w.kind("window_end");
-            w.key_uint("fault", u64::from(*fault));
+            w.raw(kind!("window_end"));
+            w.key_uint(key!("fault"), u64::from(*fault));
         }
     }
     msg_at
@@ -248,7 +270,7 @@ fn happening<M: Message, O: Observation>(
 /// of [`super::Observed`] gives them): written by the model itself if it writes them, else
 /// serialized through `scratch`, a struct field by field, anything else whole and then sorted.
 fn observation<O: Observation>(w: &mut Json<'_>, o: &O) {
-    w.key_str("kind", o.kind());
+    w.key_str(key_quote!("kind"), o.kind());
     let Json(line, scratch) = w;
     if o.write_members(&mut Members::new(line)) || write_fields(o, line, scratch).is_ok() {
         return;
@@ -291,43 +313,28 @@ impl Json<'_> {
         self.raw(itoa::Buffer::new().format(n));
     }
 
-    /// `,"key":` — every key this writer writes is plain ASCII, no escape needed.
-    #[inline(always)]
-    fn key(&mut self, key: &str) {
-        self.raw(",\"");
-        self.raw(key);
-        self.raw("\":");
-    }
-
-    /// The `kind` of one of the engine's own events: plain ASCII, written as is.
-    #[inline(always)]
-    fn kind(&mut self, kind: &str) {
-        self.key_escaped("kind", kind);
-    }
-
+    /// `key` (from [`key_quote!`]) and a string, escaped.
     #[inline(always)]
     fn key_str(&mut self, key: &str, value: &str) {
-        self.key(key);
-        self.raw("\"");
+        self.raw(key);
         push_escaped(self.0, value);
-        self.raw("\"");
+        self.0.push('"');
     }
 
-    /// A string value escaped already (a node's name from [`Names::json`]) or plain ASCII.
+    /// `key` (from [`key_quote!`]) and a string escaped already (a node's name from
+    /// [`Names::json`]) or plain ASCII.
     #[inline(always)]
     fn key_escaped(&mut self, key: &str, value: &str) {
-        self.key(key);
-        self.raw("\"");
+        self.raw(key);
         self.raw(value);
-        self.raw("\"");
+        self.0.push('"');
     }
 
-    /// Writes `value` as the string `key` names, or its escaped text if `known` already;
-    /// returns where the escaped text lies.
+    /// Writes `key` (from [`key_quote!`]) and `value` as a string, or its escaped text if
+    /// `known` already; returns where the escaped text lies.
     #[inline(always)]
     fn key_display(&mut self, key: &str, known: Option<&str>, value: &impl fmt::Display) -> Range<usize> {
-        self.key(key);
-        self.raw("\"");
+        self.raw(key);
         let start = self.0.len();
         match known {
             Some(text) => self.raw(text),
@@ -337,19 +344,19 @@ impl Json<'_> {
             }
         }
         let end = self.0.len();
-        self.raw("\"");
+        self.0.push('"');
         start..end
     }
 
     #[inline(always)]
     fn key_uint(&mut self, key: &str, n: u64) {
-        self.key(key);
+        self.raw(key);
         self.uint(n);
     }
 
     #[inline(always)]
     fn key_bool(&mut self, key: &str, b: bool) {
-        self.key(key);
+        self.raw(key);
         self.raw(if b { "true" } else { "false" });
     }
 }
