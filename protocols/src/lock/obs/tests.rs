@@ -262,3 +262,21 @@ fn a_short_lease_is_its_top_four_hex_digits() {
         assert_eq!(short_lease(l), format!("{:04x}", l >> 48), "{l:x}");
     }
 }
+
+#[test]
+fn server_sets_list_their_bits() {
+    let replies = LockObs::AcquireReplies {
+        granted: 0b1011,
+        answered: 1 << 31 | 1 << 10 | 1 << 9 | 1,
+    };
+    let none = LockObs::AcquireReplies {
+        granted: 0,
+        answered: 1,
+    };
+    let names = Names::default();
+    assert_eq!(
+        replies.describe(&names),
+        "answers in: granted by {0,1,3}, answered by {0,9,10,31}"
+    );
+    assert_eq!(none.describe(&names), "answers in: granted by {}, answered by {0}");
+}
