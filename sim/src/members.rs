@@ -9,7 +9,8 @@ use crate::escape::push_escaped;
 /// The members of one JSON object being written, each `,"key":value`. Keys come in ascending
 /// byte order and are plain ASCII needing no escape — what the serde path's sorted keys are;
 /// debug builds (tests) check both, so a writer that strays fails its tests rather than
-/// changing a trace.
+/// changing a trace. The methods are `#[inline]`: a model's writer calls them with constant
+/// keys, which are then copied in place rather than through a call each.
 pub struct Members<'a> {
     out: &'a mut String,
     /// No comma before the next member: the first of a nested object. An observation's own
@@ -29,17 +30,20 @@ impl<'a> Members<'a> {
         }
     }
 
+    #[inline]
     pub fn uint(&mut self, key: &'static str, n: u64) {
         self.key(key);
         self.out.push_str(itoa::Buffer::new().format(n));
     }
 
+    #[inline]
     pub fn int(&mut self, key: &'static str, n: i64) {
         self.key(key);
         self.out.push_str(itoa::Buffer::new().format(n));
     }
 
     /// A number, or `null` (an `Option` serde writes as it is).
+    #[inline]
     pub fn opt_uint(&mut self, key: &'static str, n: Option<u64>) {
         match n {
             Some(n) => self.uint(key, n),
@@ -47,12 +51,14 @@ impl<'a> Members<'a> {
         }
     }
 
+    #[inline]
     pub fn bool(&mut self, key: &'static str, b: bool) {
         self.key(key);
         self.out.push_str(if b { "true" } else { "false" });
     }
 
     /// A string, escaped.
+    #[inline]
     pub fn str(&mut self, key: &'static str, s: &str) {
         self.key(key);
         self.out.push('"');
@@ -60,12 +66,14 @@ impl<'a> Members<'a> {
         self.out.push('"');
     }
 
+    #[inline]
     pub fn null(&mut self, key: &'static str) {
         self.key(key);
         self.out.push_str("null");
     }
 
     /// A nested object, its members written by `members` (in their own key order).
+    #[inline]
     pub fn object(&mut self, key: &'static str, members: impl FnOnce(&mut Members<'_>)) {
         self.key(key);
         self.out.push('{');
@@ -77,6 +85,7 @@ impl<'a> Members<'a> {
         self.out.push('}');
     }
 
+    #[inline]
     fn key(&mut self, key: &'static str) {
         debug_assert!(key > self.last, "members in key order: {key:?} after {:?}", self.last);
         debug_assert!(
