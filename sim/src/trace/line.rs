@@ -16,6 +16,7 @@ use super::erase::salience;
 use super::fields::write_fields;
 use super::sent::Sent;
 use super::sorted::write_sorted;
+use super::stamp::LastStamp;
 use super::text::{any_node, write_group, write_text};
 use crate::escape::{Escaped, escape_tail, push_escaped};
 
@@ -50,6 +51,7 @@ pub struct LineWriter {
     /// An observation as serialized, before its keys are sorted into the line.
     scratch: Vec<u8>,
     sent: Sent,
+    stamp: LastStamp,
 }
 
 impl LineWriter {
@@ -62,28 +64,10 @@ impl LineWriter {
         e: &Event<M, O>,
     ) -> (&str, Salience) {
         self.buf.clear();
+        self.buf.push_str("{\"i\":");
+        self.buf.push_str(itoa::Buffer::new().format(index));
+        self.buf.push_str(self.stamp.of(names, e));
         let mut w = Json(&mut self.buf, &mut self.scratch);
-        w.raw("{\"i\":");
-        w.uint(index as u64);
-        w.raw(key!("t_ns"));
-        let mut t_ns = itoa::Buffer::new();
-        let t_ns = t_ns.format(e.t_ns);
-        w.raw(t_ns);
-        w.key_escaped(key_quote!("node"), names.json(e.node));
-        // A clock that has not drifted reads true time (every event of many runs): its
-        // digits are those of `t_ns`, not formatted again.
-        w.raw(key!("wall_ns"));
-        if u64::try_from(e.wall_ns) == Ok(e.t_ns) {
-            w.raw(t_ns);
-        } else {
-            w.int(e.wall_ns);
-        }
-        w.raw(key!("mono_ns"));
-        if e.mono_ns == e.t_ns {
-            w.raw(t_ns);
-        } else {
-            w.uint(e.mono_ns);
-        }
         let msg = happening(&mut w, names, &mut self.sent, &e.what);
         let salience = salience(&e.what);
         w.raw(match salience {

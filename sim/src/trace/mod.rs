@@ -15,6 +15,7 @@ mod line;
 mod sent;
 mod sink;
 mod sorted;
+mod stamp;
 mod text;
 
 pub use erase::{erase, erase_event};

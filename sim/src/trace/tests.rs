@@ -249,7 +249,8 @@ fn the_line_writer_writes_the_serde_line_and_passes_the_same_event() {
 }
 
 /// A stamp's clocks equal to true time or not, alone or together (the writer copies the
-/// digits of equal ones), at the ends of their ranges.
+/// digits of equal ones), at the ends of their ranges; each twice and then on another node
+/// (the writer copies a stamp equal to the last one).
 #[test]
 fn the_line_writer_writes_every_stamp_as_serde_does() {
     let h = history();
@@ -266,13 +267,16 @@ fn the_line_writer_writes_every_stamp_as_serde_does() {
         (i64::MAX as u64, i64::MAX, 0),
     ];
     for (t_ns, wall_ns, mono_ns) in stamps {
-        let e = Event {
-            t_ns,
-            wall_ns,
-            mono_ns,
-            ..h.events[4].clone()
-        };
-        assert_eq!(lines.write(&h.names, 7, &e).0, erase_event(&h.names, 7, &e).json);
+        for node in [A, A, B, A] {
+            let e = Event {
+                t_ns,
+                node,
+                wall_ns,
+                mono_ns,
+                ..h.events[4].clone()
+            };
+            assert_eq!(lines.write(&h.names, 7, &e).0, erase_event(&h.names, 7, &e).json);
+        }
     }
 }
 
