@@ -1,8 +1,8 @@
 //! An observation's members written by hand into its trace line, for a model that writes its
 //! facts itself ([`crate::Observation::write_members`]): the bytes the serde path writes (each
 //! value as `serde_json` spells it, keys sorted) without a serializer per field, a buffer to
-//! sort them through, or an escape scan of keys known to be plain. A lock run's facts are a
-//! third of its trace lines, and through serde each cost as much as the rest of its line.
+//! sort them through, or an escape scan of keys known to be plain. A model's facts can be a
+//! third of a run's trace lines, and through serde each cost as much as the rest of its line.
 
 use crate::escape::push_escaped;
 

@@ -33,7 +33,7 @@ pub fn fmt_signed_secs(ns: i64) -> String {
 /// in place, with no `String` of its own.
 pub struct SignedSecs(pub i64);
 
-/// `{sign}{secs}.{ms:03} s`, its pieces written as they are: a lock run's timeline has one or
+/// `{sign}{secs}.{ms:03} s`, its pieces written as they are: a model's timeline may have one or
 /// two per fact, and the formatter's padding costs several times the digits.
 impl std::fmt::Display for SignedSecs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
