@@ -4,6 +4,8 @@
 //! sort them through, or an escape scan of keys known to be plain. A model's facts can be a
 //! third of a run's trace lines, and through serde each cost as much as the rest of its line.
 
+use std::ops::Range;
+
 use crate::escape::push_escaped;
 
 /// The members of one JSON object being written, each `,"key":value`. Keys come in ascending
@@ -18,16 +20,30 @@ pub struct Members<'a> {
     first: bool,
     /// The last key written, for the debug check of their order.
     last: &'static str,
+    /// Where in `out` the observation's kind lies, escaped.
+    kind: Range<usize>,
 }
 
 impl<'a> Members<'a> {
-    /// An observation's members, appended to its line.
-    pub(crate) fn new(out: &'a mut String) -> Self {
+    /// An observation's members, appended to its line, where its kind lies at `kind`.
+    pub(crate) fn new(out: &'a mut String, kind: Range<usize>) -> Self {
         Members {
             out,
             first: false,
             last: "",
+            kind,
         }
+    }
+
+    /// The observation's kind ([`crate::Observation::kind`]) as a string: what most models'
+    /// serde tag holds. Copied from the line's `kind`, escaped there already, not scanned
+    /// again.
+    #[inline]
+    pub fn kind(&mut self, key: &'static str) {
+        self.key(key);
+        self.out.push('"');
+        self.out.extend_from_within(self.kind.clone());
+        self.out.push('"');
     }
 
     #[inline]
@@ -81,6 +97,7 @@ impl<'a> Members<'a> {
             out: self.out,
             first: true,
             last: "",
+            kind: self.kind.clone(),
         });
         self.out.push('}');
     }

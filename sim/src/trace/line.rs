@@ -254,9 +254,13 @@ fn happening<M: Message, O: Observation>(
 /// of [`super::Observed`] gives them): written by the model itself if it writes them, else
 /// serialized through `scratch`, a struct field by field, anything else whole and then sorted.
 fn observation<O: Observation>(w: &mut Json<'_>, o: &O) {
-    w.key_str(key_quote!("kind"), o.kind());
+    w.raw(key_quote!("kind"));
+    let kind = w.0.len();
+    push_escaped(w.0, o.kind());
+    let kind = kind..w.0.len();
+    w.0.push('"');
     let Json(line, scratch) = w;
-    if o.write_members(&mut Members::new(line)) || write_fields(o, line, scratch).is_ok() {
+    if o.write_members(&mut Members::new(line, kind)) || write_fields(o, line, scratch).is_ok() {
         return;
     }
     scratch.clear();

@@ -70,7 +70,7 @@ impl Observation for Obs {
             Some(alpha) => m.str("alpha", alpha),
             None => m.null("alpha"),
         }
-        m.str("event", "by_hand");
+        m.kind("event");
         m.bool("flag", *flag);
         m.opt_uint("none", *none);
         m.opt_uint("some", *some);

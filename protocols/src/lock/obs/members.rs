@@ -9,7 +9,8 @@ use locksim_sim::Members;
 use super::{ClockKind, DeleteCause, Expiry, LockObs};
 
 pub(super) fn write(obs: &LockObs, m: &mut Members<'_>) {
-    let event = |m: &mut Members<'_>| m.str("event", locksim_sim::Observation::kind(obs));
+    // The serde tag `event` holds the fact's kind.
+    let event = |m: &mut Members<'_>| m.kind("event");
     match *obs {
         LockObs::AcquireStarted { lease, attempt } => {
             m.uint("attempt", u64::from(attempt));
