@@ -33,12 +33,24 @@ pub fn fmt_signed_secs(ns: i64) -> String {
 /// in place, with no `String` of its own.
 pub struct SignedSecs(pub i64);
 
+/// `{sign}{secs}.{ms:03} s`, its pieces written as they are: a model's timeline may have one or
+/// two per fact, and the formatter's padding costs several times the digits.
 impl std::fmt::Display for SignedSecs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let sign = if self.0 < 0 { "-" } else { "" };
+        if self.0 < 0 {
+            f.write_str("-")?;
+        }
         let ms = self.0.unsigned_abs() / NS_PER_MS;
-        write!(f, "{sign}{}.{:03} s", ms / 1000, ms % 1000)
+        f.write_str(itoa::Buffer::new().format(ms / 1000))?;
+        let ms = ms % 1000;
+        let tail = [b'.', digit(ms / 100), digit(ms / 10 % 10), digit(ms % 10), b' ', b's'];
+        f.write_str(std::str::from_utf8(&tail).expect("ASCII"))
     }
+}
+
+/// The ASCII digit of `d`, less than ten.
+fn digit(d: u64) -> u8 {
+    b'0' + d as u8
 }
 
 /// Formats a duration in the unit a reader expects: `850 ms`, `15 s`, `1.5 s`.
@@ -61,6 +73,23 @@ mod tests {
     fn formats_are_stable() {
         assert_eq!(fmt_secs(12_345_678_901), "12.345 s");
         assert_eq!(fmt_signed_secs(-2_000_000_000), "-2.000 s");
+        for ns in [
+            0,
+            1,
+            -1,
+            999_999,
+            1_000_000,
+            -1_000_000,
+            1_234_567_890,
+            -60_007_000_000,
+            i64::MAX,
+            i64::MIN,
+        ] {
+            let ms = ns.unsigned_abs() / NS_PER_MS;
+            let sign = if ns < 0 { "-" } else { "" };
+            let by_format = format!("{sign}{}.{:03} s", ms / 1000, ms % 1000);
+            assert_eq!(fmt_signed_secs(ns), by_format, "{ns}");
+        }
         assert_eq!(fmt_duration(15_000 * NS_PER_MS), "15 s");
         assert_eq!(fmt_duration(1_500 * NS_PER_MS), "1.500 s");
         assert_eq!(fmt_duration(850 * NS_PER_MS), "850 ms");

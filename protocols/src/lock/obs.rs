@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Mutex, PoisonError};
 
-use locksim_sim::{Names, NodeId, Observation, Salience};
+use locksim_sim::{Members, Names, NodeId, Observation, Salience};
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub use super::deadline::Deadline;
@@ -45,9 +45,13 @@ pub fn short_lease(l: u64) -> String {
 /// [`short_lease`] as a format argument, written in place (a trace formats one per message).
 pub struct ShortLease(pub u64);
 
+/// The lease's top 16 bits as four hex digits (`{:04x}`), from a table: a trace writes one per
+/// lock message and most lock facts, and the formatter's padding cost several times more.
 impl std::fmt::Display for ShortLease {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:04x}", self.0 >> 48)
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let digits = [60, 56, 52, 48].map(|shift| HEX[(self.0 >> shift) as usize & 15]);
+        f.write_str(std::str::from_utf8(&digits).expect("hex digits"))
     }
 }
 
@@ -310,8 +314,14 @@ impl Observation for LockObs {
     fn describe_into(&self, names: &Names, out: &mut String) {
         describe::write_line(self, names, out);
     }
+
+    fn write_members(&self, m: &mut Members<'_>) -> bool {
+        members::write(self, m);
+        true
+    }
 }
 
 mod describe;
+mod members;
 #[cfg(test)]
 mod tests;

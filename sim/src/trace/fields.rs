@@ -9,8 +9,8 @@ use std::fmt;
 use serde::Serialize;
 use serde::ser::{self, Impossible, SerializeStruct};
 
-use super::escape::push_escaped;
 use super::sorted::write_sorted;
+use crate::escape::push_escaped;
 
 /// Appends `o`'s members to `line`, each as `,"key":value`, keys sorted (a repeated key keeps
 /// its last value, as a map does) and every nested object's keys sorted too — the bytes the

@@ -9,20 +9,49 @@ use std::ops::Range;
 
 use crate::history::{DropReason, Event, What};
 use crate::ids::{Names, NodeId};
+use crate::members::Members;
 use crate::node::{Message, Observation, Salience};
 
 use super::erase::salience;
-use super::escape::{Escaped, escape_tail, push_escaped};
 use super::fields::write_fields;
+use super::sent::Sent;
 use super::sorted::write_sorted;
+use super::stamp::LastStamp;
 use super::text::{any_node, write_group, write_text};
+use crate::escape::{Escaped, escape_tail, push_escaped};
 
-/// Writes trace lines, reusing its buffer from one line to the next.
+/// `,"key":` as one constant (every key this writer writes is plain ASCII): a line's
+/// punctuation goes in as few pieces as it can, each piece a capacity check and a copy.
+macro_rules! key {
+    ($key:literal) => {
+        concat!(",\"", $key, "\":")
+    };
+}
+
+/// `,"key":"`: a key and the opening quote of its string value.
+macro_rules! key_quote {
+    ($key:literal) => {
+        concat!(",\"", $key, "\":\"")
+    };
+}
+
+/// `,"kind":"kind"` for one of the engine's own events, plain ASCII.
+macro_rules! kind {
+    ($kind:literal) => {
+        concat!(",\"kind\":\"", $kind, "\"")
+    };
+}
+
+/// Writes trace lines, reusing its buffer from one line to the next. One writer serves one
+/// run's events, in order: a delivery or drop carries the message of the send with its
+/// `msg_id` (as the engine's do), whose text it reuses.
 #[derive(Default)]
 pub struct LineWriter {
     buf: String,
     /// An observation as serialized, before its keys are sorted into the line.
     scratch: Vec<u8>,
+    sent: Sent,
+    stamp: LastStamp,
 }
 
 impl LineWriter {
@@ -35,17 +64,11 @@ impl LineWriter {
         e: &Event<M, O>,
     ) -> (&str, Salience) {
         self.buf.clear();
+        self.buf.push_str("{\"i\":");
+        self.buf.push_str(itoa::Buffer::new().format(index));
+        self.buf.push_str(self.stamp.of(names, e));
         let mut w = Json(&mut self.buf, &mut self.scratch);
-        w.raw("{\"i\":");
-        w.uint(index as u64);
-        w.raw(",\"t_ns\":");
-        w.uint(e.t_ns);
-        w.key_str("node", names.of(e.node));
-        w.raw(",\"wall_ns\":");
-        w.int(e.wall_ns);
-        w.raw(",\"mono_ns\":");
-        w.uint(e.mono_ns);
-        let msg = happening(&mut w, names, &e.what);
+        let msg = happening(&mut w, names, &mut self.sent, &e.what);
         let salience = salience(&e.what);
         w.raw(match salience {
             Salience::Chatter => ",\"salience\":\"chatter\",\"text\":\"",
@@ -74,7 +97,7 @@ impl LineWriter {
 /// The timeline text of a message event (`write_text`'s, byte for byte), its message taken
 /// from the line where `msg` lies.
 fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: Range<usize>) {
-    let name = |w: &mut Json<'_>, n: &NodeId| push_escaped(w.0, names.of(*n));
+    let name = |w: &mut Json<'_>, n: &NodeId| w.raw(names.json(*n));
     match what {
         What::Send { to, .. } => {
             w.raw("-> ");
@@ -102,24 +125,31 @@ fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: R
 }
 
 /// The `kind` and the fields of `what`, each preceded by a comma; for a message event, where
-/// its escaped message lies in the line.
-fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: &What<M, O>) -> Option<Range<usize>> {
-    let name = |n: &NodeId| names.of(*n);
+/// its escaped message lies in the line. A send's message is kept in `sent` for its delivery.
+fn happening<M: Message, O: Observation>(
+    w: &mut Json<'_>,
+    names: &Names,
+    sent: &mut Sent,
+    what: &What<M, O>,
+) -> Option<Range<usize>> {
+    let name = |n: &NodeId| names.json(*n);
     let mut msg_at = None;
     match what {
         What::Observe(o) => observation(w, o),
-        What::Start => w.kind("start"),
+        What::Start => w.raw(kind!("start")),
         What::Send { to, msg_id, msg } => {
-            w.kind("send");
-            msg_at = Some(w.key_display("msg", msg));
-            w.key_uint("msg_id", *msg_id);
-            w.key_str("to", name(to));
+            w.raw(kind!("send"));
+            let at = w.key_display(key_quote!("msg"), None, msg);
+            sent.keep(*msg_id, &w.0[at.clone()]);
+            msg_at = Some(at);
+            w.key_uint(key!("msg_id"), *msg_id);
+            w.key_escaped(key_quote!("to"), name(to));
         }
         What::Deliver { from, msg_id, msg } => {
-            w.kind("deliver");
-            w.key_str("from", name(from));
-            msg_at = Some(w.key_display("msg", msg));
-            w.key_uint("msg_id", *msg_id);
+            w.raw(kind!("deliver"));
+            w.key_escaped(key_quote!("from"), name(from));
+            msg_at = Some(w.key_display(key_quote!("msg"), sent.get(*msg_id), msg));
+            w.key_uint(key!("msg_id"), *msg_id);
         }
         What::Drop {
             from,
@@ -128,45 +158,45 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
             msg,
             reason,
         } => {
-            w.kind("drop");
-            w.key_str("from", name(from));
-            msg_at = Some(w.key_display("msg", msg));
-            w.key_uint("msg_id", *msg_id);
+            w.raw(kind!("drop"));
+            w.key_escaped(key_quote!("from"), name(from));
+            msg_at = Some(w.key_display(key_quote!("msg"), sent.get(*msg_id), msg));
+            w.key_uint(key!("msg_id"), *msg_id);
             let reason = match reason {
                 DropReason::Partition => "partition",
                 DropReason::Loss => "loss",
                 DropReason::Down => "down",
             };
-            w.key_str("reason", reason);
-            w.key_str("to", name(to));
+            w.key_escaped(key_quote!("reason"), reason);
+            w.key_escaped(key_quote!("to"), name(to));
         }
         What::Timer { tag } => {
-            w.kind("timer");
-            w.key_uint("tag", u64::from(*tag));
+            w.raw(kind!("timer"));
+            w.key_uint(key!("tag"), u64::from(*tag));
         }
         What::Pause { duration_ns, suspend } => {
-            w.kind("pause");
-            w.key_uint("duration_ns", *duration_ns);
-            w.key_bool("suspend", *suspend);
+            w.raw(kind!("pause"));
+            w.key_uint(key!("duration_ns"), *duration_ns);
+            w.key_bool(key!("suspend"), *suspend);
         }
-        What::Resume => w.kind("resume"),
+        What::Resume => w.raw(kind!("resume")),
         What::Crash { restart_after_ns } => {
-            w.kind("crash");
+            w.raw(kind!("crash"));
             w.raw(",\"restart_after_ns\":");
             match restart_after_ns {
                 Some(r) => w.uint(*r),
                 None => w.raw("null"),
             }
         }
-        What::Restart => w.kind("restart"),
+        What::Restart => w.raw(kind!("restart")),
         What::ClockJump { by_ns } => {
-            w.kind("clock_jump");
+            w.raw(kind!("clock_jump"));
             w.raw(",\"by_ns\":");
             w.int(*by_ns);
         }
         What::Partition { fault, groups, one_way } => {
-            w.kind("partition");
-            w.key_uint("fault", u64::from(*fault));
+            w.raw(kind!("partition"));
+            w.key_uint(key!("fault"), u64::from(*fault));
             w.raw(",\"groups\":[");
             for (i, g) in groups.iter().enumerate() {
                 w.raw(if i == 0 { "\"" } else { ",\"" });
@@ -174,11 +204,11 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
                 w.raw("\"");
             }
             w.raw("]");
-            w.key_bool("one_way", *one_way);
+            w.key_bool(key!("one_way"), *one_way);
         }
         What::Heal { fault } => {
-            w.kind("heal");
-            w.key_uint("fault", u64::from(*fault));
+            w.raw(kind!("heal"));
+            w.key_uint(key!("fault"), u64::from(*fault));
         }
         What::Delay {
             fault,
@@ -187,12 +217,12 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
             window_ns,
             extra_ns,
         } => {
-            w.kind("delay");
-            w.key_uint("extra_ns", *extra_ns);
-            w.key_uint("fault", u64::from(*fault));
-            w.key_str("from", name(from));
-            w.key_str("to", name(to));
-            w.key_uint("window_ns", *window_ns);
+            w.raw(kind!("delay"));
+            w.key_uint(key!("extra_ns"), *extra_ns);
+            w.key_uint(key!("fault"), u64::from(*fault));
+            w.key_escaped(key_quote!("from"), name(from));
+            w.key_escaped(key_quote!("to"), name(to));
+            w.key_uint(key!("window_ns"), *window_ns);
         }
         What::Lossy {
             fault,
@@ -201,32 +231,36 @@ fn happening<M: Message, O: Observation>(w: &mut Json<'_>, names: &Names, what: 
             ppm,
             duplicate,
         } => {
-            w.kind("lossy");
-            w.key_bool("duplicate", *duplicate);
-            w.key_uint("fault", u64::from(*fault));
-            w.key_str("from", any_node(names, from));
-            w.key_uint("ppm", u64::from(*ppm));
-            w.key_str("to", any_node(names, to));
+            w.raw(kind!("lossy"));
+            w.key_bool(key!("duplicate"), *duplicate);
+            w.key_uint(key!("fault"), u64::from(*fault));
+            w.key_str(key_quote!("from"), any_node(names, from));
+            w.key_uint(key!("ppm"), u64::from(*ppm));
+            w.key_str(key_quote!("to"), any_node(names, to));
         }
         What::Failover { primary } => {
-            w.kind("failover");
-            w.key_str("primary", name(primary));
+            w.raw(kind!("failover"));
+            w.key_escaped(key_quote!("primary"), name(primary));
         }
         What::WindowEnd { fault } => {
-            w.kind("window_end");
-            w.key_uint("fault", u64::from(*fault));
+            w.raw(kind!("window_end"));
+            w.key_uint(key!("fault"), u64::from(*fault));
         }
     }
     msg_at
 }
 
 /// An observation: its event name as `kind`, then its fields in key order (as the JSON map
-/// of [`super::Observed`] gives them), serialized through `scratch`: a struct field by field,
-/// anything else whole and then sorted.
+/// of [`super::Observed`] gives them): written by the model itself if it writes them, else
+/// serialized through `scratch`, a struct field by field, anything else whole and then sorted.
 fn observation<O: Observation>(w: &mut Json<'_>, o: &O) {
-    w.kind(o.kind());
+    w.raw(key_quote!("kind"));
+    let kind = w.0.len();
+    push_escaped(w.0, o.kind());
+    let kind = kind..w.0.len();
+    w.0.push('"');
     let Json(line, scratch) = w;
-    if write_fields(o, line, scratch).is_ok() {
+    if o.write_members(&mut Members::new(line, kind)) || write_fields(o, line, scratch).is_ok() {
         return;
     }
     scratch.clear();
@@ -267,49 +301,50 @@ impl Json<'_> {
         self.raw(itoa::Buffer::new().format(n));
     }
 
-    /// `,"key":` — every key this writer writes is plain ASCII, no escape needed.
-    #[inline(always)]
-    fn key(&mut self, key: &str) {
-        self.raw(",\"");
-        self.raw(key);
-        self.raw("\":");
-    }
-
-    #[inline(always)]
-    fn kind(&mut self, kind: &str) {
-        self.key_str("kind", kind);
-    }
-
+    /// `key` (from [`key_quote!`]) and a string, escaped.
     #[inline(always)]
     fn key_str(&mut self, key: &str, value: &str) {
-        self.key(key);
-        self.raw("\"");
+        self.raw(key);
         push_escaped(self.0, value);
-        self.raw("\"");
+        self.0.push('"');
     }
 
-    /// Writes `value` as the string `key` names; returns where its escaped text lies.
+    /// `key` (from [`key_quote!`]) and a string escaped already (a node's name from
+    /// [`Names::json`]) or plain ASCII.
     #[inline(always)]
-    fn key_display(&mut self, key: &str, value: &impl fmt::Display) -> Range<usize> {
-        self.key(key);
-        self.raw("\"");
+    fn key_escaped(&mut self, key: &str, value: &str) {
+        self.raw(key);
+        self.raw(value);
+        self.0.push('"');
+    }
+
+    /// Writes `key` (from [`key_quote!`]) and `value` as a string, or its escaped text if
+    /// `known` already; returns where the escaped text lies.
+    #[inline(always)]
+    fn key_display(&mut self, key: &str, known: Option<&str>, value: &impl fmt::Display) -> Range<usize> {
+        self.raw(key);
         let start = self.0.len();
-        write!(self.0, "{value}").expect("a String takes any text");
-        escape_tail(self.0, start);
+        match known {
+            Some(text) => self.raw(text),
+            None => {
+                write!(self.0, "{value}").expect("a String takes any text");
+                escape_tail(self.0, start);
+            }
+        }
         let end = self.0.len();
-        self.raw("\"");
+        self.0.push('"');
         start..end
     }
 
     #[inline(always)]
     fn key_uint(&mut self, key: &str, n: u64) {
-        self.key(key);
+        self.raw(key);
         self.uint(n);
     }
 
     #[inline(always)]
     fn key_bool(&mut self, key: &str, b: bool) {
-        self.key(key);
+        self.raw(key);
         self.raw(if b { "true" } else { "false" });
     }
 }

@@ -9,12 +9,13 @@ use serde::{Deserialize, Serialize};
 use crate::node::Salience;
 
 mod erase;
-mod escape;
 mod fields;
 mod happening;
 mod line;
+mod sent;
 mod sink;
 mod sorted;
+mod stamp;
 mod text;
 
 pub use erase::{erase, erase_event};

@@ -20,6 +20,15 @@ enum Obs {
         within: Within,
         a: Vec<Within>,
     },
+    /// Written by hand: [`Observation::write_members`].
+    ByHand {
+        zeta: u64,
+        alpha: Option<&'static str>,
+        within: Within,
+        flag: bool,
+        none: Option<u64>,
+        some: Option<u64>,
+    },
     /// Not a struct: a map, whose keys are sorted the general way.
     Mapped(std::collections::BTreeMap<&'static str, Within>),
 }
@@ -34,6 +43,7 @@ impl Observation for Obs {
     fn kind(&self) -> &'static str {
         match self {
             Obs::Noted { .. } => "noted",
+            Obs::ByHand { .. } => "by_hand",
             Obs::Checked { .. } => "checked",
             Obs::Mapped(_) => "mapped",
         }
@@ -41,6 +51,35 @@ impl Observation for Obs {
 
     fn describe(&self, _: &Names) -> String {
         "noted it".into()
+    }
+
+    /// `ByHand` writes its members itself (the rest go through serde): the same bytes.
+    fn write_members(&self, m: &mut crate::Members<'_>) -> bool {
+        let Obs::ByHand {
+            zeta,
+            alpha,
+            within,
+            flag,
+            none,
+            some,
+        } = self
+        else {
+            return false;
+        };
+        match alpha {
+            Some(alpha) => m.str("alpha", alpha),
+            None => m.null("alpha"),
+        }
+        m.kind("event");
+        m.bool("flag", *flag);
+        m.opt_uint("none", *none);
+        m.opt_uint("some", *some);
+        m.object("within", |m| {
+            m.str("at", within.at);
+            m.int("zz", within.zz);
+        });
+        m.uint("zeta", *zeta);
+        true
     }
 }
 
@@ -58,7 +97,7 @@ fn history() -> History<&'static str, Obs> {
         What::Deliver {
             from: A,
             msg_id: 1,
-            msg: "hi",
+            msg: "hi \"there\"",
         },
         What::Drop {
             from: A,
@@ -105,6 +144,22 @@ fn history() -> History<&'static str, Obs> {
         What::Observe(Obs::Checked {
             within: Within { zz: -1, at: "\"q\"" },
             a: vec![Within { zz: 2, at: "" }],
+        }),
+        What::Observe(Obs::ByHand {
+            zeta: 0,
+            alpha: None,
+            within: Within { zz: i64::MIN, at: "" },
+            flag: false,
+            none: None,
+            some: Some(u64::MAX),
+        }),
+        What::Observe(Obs::ByHand {
+            zeta: u64::MAX,
+            alpha: Some("q\"\\\n\u{1}é"),
+            within: Within { zz: 1, at: "\"" },
+            flag: true,
+            none: None,
+            some: Some(0),
         }),
         What::Observe(Obs::Mapped(
             [("z", Within { zz: 3, at: "y" }), ("b", Within { zz: 4, at: "x" })].into(),
@@ -182,10 +237,47 @@ fn the_line_writer_writes_the_serde_line_and_passes_the_same_event() {
             .contains(r#""kind":"checked","a":[{"at":"","zz":2}],"event":"checked","within":{"at":"\"q\"","zz":-1},"#)
     );
     assert!(
-        kept[18]
+        kept[18].json.contains(
+            r#""kind":"by_hand","alpha":null,"event":"by_hand","flag":false,"none":null,"some":18446744073709551615,"within":{"at":"","zz":-9223372036854775808},"zeta":0,"#
+        )
+    );
+    assert!(
+        kept[20]
             .json
             .contains(r#""kind":"mapped","b":{"at":"x","zz":4},"event":"mapped","z":{"at":"y","zz":3},"#)
     );
+}
+
+/// A stamp's clocks equal to true time or not, alone or together (the writer copies the
+/// digits of equal ones), at the ends of their ranges; each twice and then on another node
+/// (the writer copies a stamp equal to the last one).
+#[test]
+fn the_line_writer_writes_every_stamp_as_serde_does() {
+    let h = history();
+    let mut lines = LineWriter::default();
+    let stamps = [
+        (0, 0, 0),
+        (5, 5, 5),
+        (5, 5, 6),
+        (5, 6, 5),
+        (5, -5, 5),
+        (5, 4, 4),
+        (u64::MAX, -1, u64::MAX),
+        (1 << 63, i64::MIN, 1 << 63),
+        (i64::MAX as u64, i64::MAX, 0),
+    ];
+    for (t_ns, wall_ns, mono_ns) in stamps {
+        for node in [A, A, B, A] {
+            let e = Event {
+                t_ns,
+                node,
+                wall_ns,
+                mono_ns,
+                ..h.events[4].clone()
+            };
+            assert_eq!(lines.write(&h.names, 7, &e).0, erase_event(&h.names, 7, &e).json);
+        }
+    }
 }
 
 #[test]

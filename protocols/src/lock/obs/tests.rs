@@ -133,3 +133,150 @@ fn a_text_written_in_place_is_the_described_text() {
         assert_eq!(line, format!("{{\"text\":\"{text}"));
     }
 }
+
+/// Lock facts write their own trace members (`members.rs`): byte for byte what the serde path
+/// writes, for every fact, with the values whose spelling differs (none, negative, the
+/// largest, a text to escape, a nested expiry).
+#[test]
+fn facts_write_the_members_serde_writes() {
+    use locksim_sim::trace::{LineWriter, erase_event};
+    use locksim_sim::{Event, What};
+
+    let texts = [Text("no quorum"), Text("a \"quoted\\\" why\n")];
+    let mut facts = vec![
+        LockObs::AcquireStarted {
+            lease: u64::MAX,
+            attempt: 0,
+        },
+        LockObs::AcquireReplies {
+            granted: 5,
+            answered: u32::MAX,
+        },
+        LockObs::ReadDone { value: 0 },
+        LockObs::DeadlineChecked {
+            remaining_ns: -i64::MAX,
+            ok: false,
+        },
+        LockObs::DeadlineChecked {
+            remaining_ns: 7,
+            ok: true,
+        },
+        LockObs::WriteAccepted { value: 9 },
+        LockObs::WriteTimedOut,
+        LockObs::Released { lease: 1 },
+        LockObs::Renewed {
+            deadline_mono_ns: u64::MAX,
+        },
+        LockObs::KeyExpired { lease: 2 },
+        LockObs::TokenIssued { token: 3, lease: None },
+        LockObs::TokenIssued {
+            token: 3,
+            lease: Some(4),
+        },
+        LockObs::FenceForgotten { was: 10 },
+    ];
+    for why in texts {
+        facts.push(LockObs::AcquireFailed {
+            lease: 1,
+            why,
+            validity_ns: -1,
+        });
+        facts.push(LockObs::LockLost { why });
+        for authoritative in [false, true] {
+            facts.push(LockObs::RoleChanged {
+                authoritative,
+                role: why,
+            });
+        }
+    }
+    for token in [None, Some(0), Some(u64::MAX)] {
+        for deadline_mono_ns in [Deadline::Untracked, Deadline::Mono(4)] {
+            facts.push(LockObs::Acquired {
+                lease: 1,
+                token,
+                validity_ns: i64::MAX,
+                deadline_mono_ns,
+                servers: 3,
+            });
+        }
+        facts.push(LockObs::WriteSent { token, value: 2 });
+        facts.push(LockObs::WriteRejected { token, max: 5 });
+        facts.push(LockObs::WriteApplied {
+            client: NodeId(3),
+            lease: 1,
+            token,
+            value: 2,
+            based_on: 0,
+            prev_value: 1,
+        });
+        facts.push(LockObs::WriteRefused {
+            client: NodeId(0),
+            token,
+            max: 6,
+        });
+    }
+    let expiries = [None, Some((ClockKind::Wall, -3)), Some((ClockKind::Mono, 4))];
+    for expiry in expiries.map(|e| e.map(|(clock, at_ns)| Expiry { clock, at_ns })) {
+        facts.push(LockObs::KeySet { lease: 1, expiry });
+        facts.push(LockObs::KeyExtended { lease: 1, expiry });
+    }
+    for cause in [DeleteCause::Release, DeleteCause::PlainDel, DeleteCause::Crash] {
+        facts.push(LockObs::KeyDeleted { lease: 1, cause });
+    }
+
+    let kinds: BTreeSet<&str> = facts.iter().map(Observation::kind).collect();
+    let all: BTreeSet<&str> = [CLIENT_EVENTS, SERVER_EVENTS, RESOURCE_EVENTS]
+        .concat()
+        .into_iter()
+        .collect();
+    assert_eq!(kinds, all, "every fact");
+    let names = Names::new(
+        ["client-0", "client-1", "client-2", "client-3"]
+            .map(String::from)
+            .to_vec(),
+    );
+    let mut lines = LineWriter::default();
+    for (index, fact) in facts.into_iter().enumerate() {
+        let e: Event<&str, LockObs> = Event {
+            t_ns: 1,
+            node: NodeId(0),
+            wall_ns: 2,
+            mono_ns: 3,
+            what: What::Observe(fact),
+        };
+        assert_eq!(lines.write(&names, index, &e).0, erase_event(&names, index, &e).json);
+    }
+}
+
+#[test]
+fn a_short_lease_is_its_top_four_hex_digits() {
+    for l in [
+        0,
+        1,
+        u64::MAX,
+        0xcaa5_0000_0000_0000,
+        0x0a05_ffff_ffff_ffff,
+        1 << 48,
+        0xffff << 44,
+    ] {
+        assert_eq!(short_lease(l), format!("{:04x}", l >> 48), "{l:x}");
+    }
+}
+
+#[test]
+fn server_sets_list_their_bits() {
+    let replies = LockObs::AcquireReplies {
+        granted: 0b1011,
+        answered: 1 << 31 | 1 << 10 | 1 << 9 | 1,
+    };
+    let none = LockObs::AcquireReplies {
+        granted: 0,
+        answered: 1,
+    };
+    let names = Names::default();
+    assert_eq!(
+        replies.describe(&names),
+        "answers in: granted by {0,1,3}, answered by {0,9,10,31}"
+    );
+    assert_eq!(none.describe(&names), "answers in: granted by {}, answered by {0}");
+}
