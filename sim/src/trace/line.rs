@@ -63,6 +63,17 @@ impl LineWriter {
         index: usize,
         e: &Event<M, O>,
     ) -> (&str, Salience) {
+        let (line, salience) = self.write_terminated(names, index, e);
+        (line.strip_suffix('\n').expect("a terminated line"), salience)
+    }
+
+    /// [`Self::write`]'s line with its newline: a hasher takes both in one call.
+    pub(super) fn write_terminated<M: Message, O: Observation>(
+        &mut self,
+        names: &Names,
+        index: usize,
+        e: &Event<M, O>,
+    ) -> (&str, Salience) {
         self.buf.clear();
         self.buf.push_str("{\"i\":");
         self.buf.push_str(itoa::Buffer::new().format(index));
@@ -89,7 +100,7 @@ impl LineWriter {
                 escape_tail(w.0, start);
             }
         }
-        w.raw("\"}");
+        w.raw("\"}\n");
         (&self.buf, salience)
     }
 }

@@ -26,6 +26,8 @@ pub struct Passing<'a> {
     pub salience: Salience,
     /// The event's trace line, without its newline.
     pub line: &'a str,
+    /// The same line with its newline.
+    pub terminated: &'a str,
     erase: &'a dyn Fn() -> TraceEvent,
 }
 
@@ -45,7 +47,8 @@ impl LineWriter {
         e: &Event<M, O>,
         sink: &mut dyn TraceSink,
     ) {
-        let (line, salience) = self.write(names, index, e);
+        let (terminated, salience) = self.write_terminated(names, index, e);
+        let line = terminated.strip_suffix('\n').expect("a terminated line");
         let node = names.of(e.node);
         let erase = || TraceEvent {
             index,
@@ -64,6 +67,7 @@ impl LineWriter {
             node,
             salience,
             line,
+            terminated,
             erase: &erase,
         });
     }
@@ -115,6 +119,12 @@ impl TraceHash {
         self.0.update(b"\n");
     }
 
+    /// [`Self::update`] for a line that ends with its newline already: one call into the
+    /// hasher's block buffer a line instead of two (a trace hashes one line per event).
+    pub fn update_terminated(&mut self, line: &str) {
+        self.0.update(line.as_bytes());
+    }
+
     /// The hash in lowercase hex. Digits from a table, not a `format!` per byte: every run
     /// that states its hash pays this once, and 32 formatter calls cost more than a short run
     /// of the engine.
@@ -131,7 +141,7 @@ impl TraceHash {
 
 impl TraceSink for TraceHash {
     fn take(&mut self, e: &Passing<'_>) {
-        self.update(e.line);
+        self.update_terminated(e.terminated);
     }
 }
 
