@@ -13,6 +13,7 @@ pub mod ids;
 mod members;
 pub mod network;
 pub mod node;
+pub mod pieces;
 mod queue;
 pub mod record;
 pub mod rng;

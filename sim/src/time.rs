@@ -26,25 +26,27 @@ pub fn fmt_secs(t_ns: u64) -> String {
 
 /// Formats a signed local reading or duration as seconds with millisecond precision.
 pub fn fmt_signed_secs(ns: i64) -> String {
-    SignedSecs(ns).to_string()
+    let mut text = String::new();
+    crate::pieces::Piece::push_to(&SignedSecs(ns), &mut text);
+    text
 }
 
-/// [`fmt_signed_secs`] as a format argument: a timeline line written into a trace formats it
-/// in place, with no `String` of its own.
+/// [`fmt_signed_secs`] as a [`crate::pieces::Piece`]: a timeline line written into a trace
+/// takes it in place, with no `String` of its own.
 pub struct SignedSecs(pub i64);
 
 /// `{sign}{secs}.{ms:03} s`, its pieces written as they are: a model's timeline may have one or
 /// two per fact, and the formatter's padding costs several times the digits.
-impl std::fmt::Display for SignedSecs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl crate::pieces::Piece for SignedSecs {
+    fn push_to(&self, out: &mut String) {
         if self.0 < 0 {
-            f.write_str("-")?;
+            out.push('-');
         }
         let ms = self.0.unsigned_abs() / NS_PER_MS;
-        f.write_str(itoa::Buffer::new().format(ms / 1000))?;
+        out.push_str(itoa::Buffer::new().format(ms / 1000));
         let ms = ms % 1000;
         let tail = [b'.', digit(ms / 100), digit(ms / 10 % 10), digit(ms % 10), b' ', b's'];
-        f.write_str(std::str::from_utf8(&tail).expect("ASCII"))
+        out.push_str(std::str::from_utf8(&tail).expect("ASCII"));
     }
 }
 

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Mutex, PoisonError};
 
+use locksim_sim::pieces::Piece;
 use locksim_sim::{Members, Names, NodeId, Observation, Salience};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -47,11 +48,22 @@ pub struct ShortLease(pub u64);
 
 /// The lease's top 16 bits as four hex digits (`{:04x}`), from a table: a trace writes one per
 /// lock message and most lock facts, and the formatter's padding cost several times more.
+impl ShortLease {
+    fn digits(&self) -> [u8; 4] {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        [60, 56, 52, 48].map(|shift| HEX[(self.0 >> shift) as usize & 15])
+    }
+}
+
 impl std::fmt::Display for ShortLease {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let digits = [60, 56, 52, 48].map(|shift| HEX[(self.0 >> shift) as usize & 15]);
-        f.write_str(std::str::from_utf8(&digits).expect("hex digits"))
+        f.write_str(std::str::from_utf8(&self.digits()).expect("hex digits"))
+    }
+}
+
+impl Piece for ShortLease {
+    fn push_to(&self, out: &mut String) {
+        out.push_str(std::str::from_utf8(&self.digits()).expect("hex digits"));
     }
 }
 
@@ -201,6 +213,12 @@ impl std::ops::Deref for Text {
 impl std::fmt::Display for Text {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.0)
+    }
+}
+
+impl Piece for Text {
+    fn push_to(&self, out: &mut String) {
+        out.push_str(self.0);
     }
 }
 
