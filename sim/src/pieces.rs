@@ -46,3 +46,15 @@ macro_rules! push {
         $( $crate::pieces::Piece::push_to(&$piece, out); )+
     }};
 }
+
+/// Writes each piece through its own `Display` into the formatter `$f`, in order, and is
+/// `Ok(())`: `write!` for a `Display` impl (a message's, which the trace formats once per
+/// send) without `fmt::write`'s walk over a format string's pieces and arguments.
+#[macro_export]
+macro_rules! write_pieces {
+    ($f:expr, $($piece:expr),+ $(,)?) => {{
+        let f: &mut ::std::fmt::Formatter<'_> = $f;
+        $( ::std::fmt::Display::fmt(&$piece, f)?; )+
+        Ok(())
+    }};
+}

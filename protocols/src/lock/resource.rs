@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use locksim_sim::{Ctx, NodeId};
+use locksim_sim::{Ctx, NodeId, write_pieces};
 use serde::Serialize;
 
 use crate::knobs::{KnobError, Knobs};
@@ -102,8 +102,8 @@ impl fmt::Display for ResourceOp {
             ResourceOp::Read => f.write_str("READ counter"),
             ResourceOp::Write {
                 token: Some(t), value, ..
-            } => write!(f, "WRITE counter := {value} token {t}"),
-            ResourceOp::Write { token: None, value, .. } => write!(f, "WRITE counter := {value}"),
+            } => write_pieces!(f, "WRITE counter := ", value, " token ", t),
+            ResourceOp::Write { token: None, value, .. } => write_pieces!(f, "WRITE counter := ", value),
         }
     }
 }
@@ -118,9 +118,9 @@ pub enum ResourceReply {
 impl fmt::Display for ResourceReply {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ResourceReply::Value(v) => write!(f, "counter = {v}"),
+            ResourceReply::Value(v) => write_pieces!(f, "counter = ", v),
             ResourceReply::Accepted => f.write_str("accepted"),
-            ResourceReply::Rejected { max } => write!(f, "rejected (max token {max})"),
+            ResourceReply::Rejected { max } => write_pieces!(f, "rejected (max token ", max, ")"),
         }
     }
 }

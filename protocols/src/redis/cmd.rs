@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use locksim_sim::write_pieces;
+
 use crate::lock::obs::ShortLease;
 
 /// The two keys the models use: the lock and the fencing counter.
@@ -92,27 +94,29 @@ pub enum Cmd {
 impl fmt::Display for Cmd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Cmd::SetNxPx { key, value, px_ms } => write!(f, "SET {key} {value} NX PX {px_ms}"),
-            Cmd::SetNx { key, value } => write!(f, "SETNX {key} {value}"),
-            Cmd::PExpire { key, ms } => write!(f, "PEXPIRE {key} {ms}"),
-            Cmd::Get { key } => write!(f, "GET {key}"),
-            Cmd::Del { key } => write!(f, "DEL {key}"),
-            Cmd::Incr { key } => write!(f, "INCR {key}"),
-            Cmd::Pttl { key } => write!(f, "PTTL {key}"),
-            Cmd::DelIfEq { key, value } => write!(f, "EVAL compare-and-delete {key} {value}"),
-            Cmd::PExpireIfEq { key, value, ms } => write!(f, "EVAL compare-and-pexpire {key} {value} {ms}"),
+            Cmd::SetNxPx { key, value, px_ms } => write_pieces!(f, "SET ", key, " ", value, " NX PX ", px_ms),
+            Cmd::SetNx { key, value } => write_pieces!(f, "SETNX ", key, " ", value),
+            Cmd::PExpire { key, ms } => write_pieces!(f, "PEXPIRE ", key, " ", ms),
+            Cmd::Get { key } => write_pieces!(f, "GET ", key),
+            Cmd::Del { key } => write_pieces!(f, "DEL ", key),
+            Cmd::Incr { key } => write_pieces!(f, "INCR ", key),
+            Cmd::Pttl { key } => write_pieces!(f, "PTTL ", key),
+            Cmd::DelIfEq { key, value } => write_pieces!(f, "EVAL compare-and-delete ", key, " ", value),
+            Cmd::PExpireIfEq { key, value, ms } => {
+                write_pieces!(f, "EVAL compare-and-pexpire ", key, " ", value, " ", ms)
+            }
             Cmd::AcquireWithToken {
                 key,
                 value,
                 px_ms: Some(ms),
                 fence,
-            } => write!(f, "EVAL acquire {key} {value} NX PX {ms} + INCR {fence}"),
+            } => write_pieces!(f, "EVAL acquire ", key, " ", value, " NX PX ", ms, " + INCR ", fence),
             Cmd::AcquireWithToken {
                 key,
                 value,
                 px_ms: None,
                 fence,
-            } => write!(f, "EVAL acquire SETNX {key} {value} + INCR {fence}"),
+            } => write_pieces!(f, "EVAL acquire SETNX ", key, " ", value, " + INCR ", fence),
         }
     }
 }
@@ -132,9 +136,9 @@ impl fmt::Display for Reply {
         match self {
             Reply::Ok => f.write_str("OK"),
             Reply::Nil => f.write_str("(nil)"),
-            Reply::Int(i) => write!(f, "(integer) {i}"),
-            Reply::Bulk(v) => write!(f, "\"{v}\""),
-            Reply::Error(e) => write!(f, "(error) {e}"),
+            Reply::Int(i) => write_pieces!(f, "(integer) ", i),
+            Reply::Bulk(v) => write_pieces!(f, "\"", v, "\""),
+            Reply::Error(e) => write_pieces!(f, "(error) ", e),
         }
     }
 }

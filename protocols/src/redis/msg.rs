@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use locksim_sim::NodeId;
+use locksim_sim::{NodeId, write_pieces};
 
 use super::cmd::{Cmd, Key, Reply};
 use super::store::Entry;
@@ -54,8 +54,8 @@ impl fmt::Display for Msg {
             Msg::RedisReply { reply, .. } => fmt::Display::fmt(reply, f),
             Msg::Resource { op, .. } => fmt::Display::fmt(op, f),
             Msg::ResourceReply { reply, .. } => fmt::Display::fmt(reply, f),
-            Msg::Replicate { key, entry: Some(e) } => write!(f, "REPLICATE {key} := {}", e.value),
-            Msg::Replicate { key, entry: None } => write!(f, "REPLICATE DEL {key}"),
+            Msg::Replicate { key, entry: Some(e) } => write_pieces!(f, "REPLICATE ", key, " := ", e.value),
+            Msg::Replicate { key, entry: None } => write_pieces!(f, "REPLICATE DEL ", key),
             Msg::SwitchMaster { .. } => f.write_str("+switch-master: the sender is the primary now"),
             Msg::ReplAck => f.write_str("REPLCONF ACK"),
             Msg::DemotionAck => f.write_str("role:replica (the demotion took)"),
