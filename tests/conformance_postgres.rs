@@ -495,10 +495,12 @@ fn a_waiting_transactions_now_is_its_start(db: &Cluster, n: &mut Steps) {
     let mut tx = a.transaction().unwrap();
     assert_eq!(guard(&mut tx, LEASE_A, 1), Ok(true));
     let (done, answered) = mpsc::channel();
+    let (begun, has_begun) = mpsc::channel();
     let waiter = std::thread::spawn(move || {
         let mut btx = b.transaction().unwrap();
         let micros = "SELECT (extract(epoch FROM now()) * 1e6)::bigint";
         let began: i64 = btx.query_one(micros, &[]).unwrap().get(0);
+        begun.send(()).unwrap();
         btx.query("SELECT 1 FROM lease WHERE id = 1 FOR UPDATE", &[]).unwrap();
         let row = btx
             .query_one(
@@ -511,6 +513,11 @@ fn a_waiting_transactions_now_is_its_start(db: &Cluster, n: &mut Steps) {
         let answer: (i64, i64, i64, bool, bool) = (began, row.get(0), row.get(1), row.get(2), row.get(3));
         done.send(answer).unwrap();
     });
+    // The wait is timed from the waiter's start, not from its spawn: its now() is then at least
+    // this long before the commit releases it, however late a loaded host runs its thread.
+    has_begun
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the waiter began");
     std::thread::sleep(Duration::from_millis(2 * TTL_MS));
     tx.commit().unwrap();
     let (began, now_after, clock_after, expired_by_now, expired_by_clock) = answered
