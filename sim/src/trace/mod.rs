@@ -11,6 +11,7 @@ use crate::node::Salience;
 mod erase;
 mod fields;
 mod happening;
+mod hash;
 mod line;
 mod sent;
 mod sink;
@@ -20,8 +21,9 @@ mod text;
 
 pub use erase::{erase, erase_event};
 pub use happening::{Happening, Observed};
+pub use hash::TraceHash;
 pub use line::LineWriter;
-pub use sink::{Passing, Recording, TraceHash, TraceSink};
+pub use sink::{Passing, Recording, TraceSink};
 
 /// One event, erased.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,8 +3,6 @@
 //! [`TraceEvent`] only if it keeps the event. A file writer, a hasher and a view's selector
 //! each keep what they need, so a long run's trace never has to be held whole.
 
-use sha2::{Digest, Sha256};
-
 use crate::history::Event;
 use crate::ids::Names;
 use crate::node::{Message, Observation, Salience};
@@ -106,43 +104,6 @@ impl<T: TraceSink> TraceSink for Option<T> {
 /// Takes nothing: for a caller that wants the run's line cost without a consumer (benches).
 impl TraceSink for () {
     fn take(&mut self, _: &Passing<'_>) {}
-}
-
-/// The SHA-256 of a trace's lines, each followed by a newline, computed as they pass: equal
-/// hashes, byte-identical traces.
-#[derive(Default)]
-pub struct TraceHash(Sha256);
-
-impl TraceHash {
-    pub fn update(&mut self, line: &str) {
-        self.0.update(line.as_bytes());
-        self.0.update(b"\n");
-    }
-
-    /// [`Self::update`] for a line that ends with its newline already: one call into the
-    /// hasher's block buffer a line instead of two (a trace hashes one line per event).
-    pub fn update_terminated(&mut self, line: &str) {
-        self.0.update(line.as_bytes());
-    }
-
-    /// The hash in lowercase hex. Digits from a table, not a `format!` per byte: every run
-    /// that states its hash pays this once, and 32 formatter calls cost more than a short run
-    /// of the engine.
-    pub fn hex(self) -> String {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut hex = String::with_capacity(64);
-        for b in self.0.finalize() {
-            hex.push(char::from(DIGITS[usize::from(b >> 4)]));
-            hex.push(char::from(DIGITS[usize::from(b & 0xf)]));
-        }
-        hex
-    }
-}
-
-impl TraceSink for TraceHash {
-    fn take(&mut self, e: &Passing<'_>) {
-        self.update_terminated(e.terminated);
-    }
 }
 
 /// How much of a run is recorded, and where its trace goes.
