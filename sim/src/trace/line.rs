@@ -18,6 +18,7 @@ use super::sent::Sent;
 use super::sorted::write_sorted;
 use super::stamp::LastStamp;
 use super::text::{any_node, write_group, write_text};
+use super::timer::TimerTails;
 use crate::escape::{Escaped, escape_tail, push_escaped};
 
 /// `,"key":` as one constant (every key this writer writes is plain ASCII): a line's
@@ -52,6 +53,7 @@ pub struct LineWriter {
     scratch: Vec<u8>,
     sent: Sent,
     stamp: LastStamp,
+    timers: TimerTails,
 }
 
 impl LineWriter {
@@ -78,6 +80,14 @@ impl LineWriter {
         self.buf.push_str("{\"i\":");
         self.buf.push_str(itoa::Buffer::new().format(index));
         self.buf.push_str(self.stamp.of(names, e));
+        // A timer's line past its stamp is kept by tag, copied whole ([`TimerTails`]).
+        let tail = self.buf.len();
+        if let What::Timer { tag } = e.what
+            && let Some(known) = self.timers.get(tag)
+        {
+            self.buf.push_str(known);
+            return (&self.buf, salience(&e.what));
+        }
         let mut w = Json(&mut self.buf, &mut self.scratch);
         let msg = happening(&mut w, names, &mut self.sent, &e.what);
         let salience = salience(&e.what);
@@ -101,6 +111,9 @@ impl LineWriter {
             }
         }
         w.raw("\"}\n");
+        if let What::Timer { tag } = e.what {
+            self.timers.keep(tag, &self.buf[tail..]);
+        }
         (&self.buf, salience)
     }
 }

@@ -18,6 +18,7 @@ mod sink;
 mod sorted;
 mod stamp;
 mod text;
+mod timer;
 
 pub use erase::{erase, erase_event};
 pub use happening::{Happening, Observed};
