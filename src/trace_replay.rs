@@ -153,7 +153,7 @@ impl TraceSink for Compared {
         if self.first.is_some() {
             return;
         }
-        let replayed: Value = serde_json::from_str(e.line).expect("trace lines are JSON");
+        let replayed: Value = serde_json::from_str(e.line()).expect("trace lines are JSON");
         let recorded = self.recorded.recv().ok();
         if recorded.as_ref() != Some(&replayed) {
             self.first = Some(Replay::Diverged {

@@ -70,13 +70,14 @@ impl<W: Write> TraceSink for TraceWriter<W> {
         if self.error.is_some() {
             return;
         }
-        let separator: &[u8] = if self.events == 0 { b"" } else { b",\n" };
+        // The separator comes with the line: one write a line, not two.
+        let text = if self.events == 0 {
+            e.line().as_bytes()
+        } else {
+            e.separated()
+        };
         self.events += 1;
-        if let Err(err) = self
-            .out
-            .write_all(separator)
-            .and_then(|()| self.out.write_all(e.line.as_bytes()))
-        {
+        if let Err(err) = self.out.write_all(text) {
             self.error = Some(err);
         }
     }

@@ -35,12 +35,6 @@ impl TraceHash {
         self.take_bytes(b"\n");
     }
 
-    /// [`Self::update`] for a line that ends with its newline already (a trace's lines, one
-    /// an event).
-    pub fn update_terminated(&mut self, line: &str) {
-        self.take_bytes(line.as_bytes());
-    }
-
     /// Appends `bytes` to the chunk, hashing the chunk first if they do not fit; bytes longer
     /// than a chunk (a rendered page hashed whole) go to the hasher as they are.
     fn take_bytes(&mut self, bytes: &[u8]) {
@@ -72,7 +66,7 @@ impl TraceHash {
 
 impl TraceSink for TraceHash {
     fn take(&mut self, e: &Passing<'_>) {
-        self.update_terminated(e.terminated);
+        self.take_bytes(e.terminated());
     }
 }
 
@@ -96,7 +90,7 @@ mod tests {
         let mut whole = Vec::new();
         for line in &lines {
             hash.update(line);
-            terminated.update_terminated(&format!("{line}\n"));
+            terminated.take_bytes(format!("{line}\n").as_bytes());
             whole.extend_from_slice(line.as_bytes());
             whole.push(b'\n');
         }

@@ -65,19 +65,21 @@ impl LineWriter {
         index: usize,
         e: &Event<M, O>,
     ) -> (&str, Salience) {
-        let (line, salience) = self.write_terminated(names, index, e);
-        (line.strip_suffix('\n').expect("a terminated line"), salience)
+        let (written, salience) = self.write_separated(names, index, e);
+        (&written[SEPARATOR.len()..written.len() - 1], salience)
     }
 
-    /// [`Self::write`]'s line with its newline: a hasher takes both in one call.
-    pub(super) fn write_terminated<M: Message, O: Observation>(
+    /// [`Self::write`]'s line between [`SEPARATOR`] and a newline, for the sinks that take
+    /// those too.
+    pub(super) fn write_separated<M: Message, O: Observation>(
         &mut self,
         names: &Names,
         index: usize,
         e: &Event<M, O>,
     ) -> (&str, Salience) {
         self.buf.clear();
-        self.buf.push_str("{\"i\":");
+        // [`SEPARATOR`] and the line's first key, one piece.
+        self.buf.push_str(",\n{\"i\":");
         self.buf.push_str(itoa::Buffer::new().format(index));
         self.buf.push_str(self.stamp.of(names, e));
         // A timer's line past its stamp is kept by tag, copied whole ([`TimerTails`]).
@@ -117,6 +119,10 @@ impl LineWriter {
         (&self.buf, salience)
     }
 }
+
+/// What a trace file puts between two lines: written before every line, for a file writer
+/// to take with the line in one piece ([`super::Passing::separated`]).
+pub(super) const SEPARATOR: &str = ",\n";
 
 /// The timeline text of a message event (`write_text`'s, byte for byte), its message taken
 /// from the line where `msg` lies.

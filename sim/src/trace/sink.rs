@@ -9,7 +9,7 @@ use crate::node::{Message, Observation, Salience};
 
 use super::TraceEvent;
 use super::erase::{happening, text};
-use super::line::LineWriter;
+use super::line::{LineWriter, SEPARATOR};
 
 /// Takes a run's erased events, in order.
 pub trait TraceSink {
@@ -22,17 +22,35 @@ pub struct Passing<'a> {
     pub t_ns: u64,
     pub node: &'a str,
     pub salience: Salience,
-    /// The event's trace line, without its newline.
-    pub line: &'a str,
-    /// The same line with its newline.
-    pub terminated: &'a str,
+    /// [`SEPARATOR`], the event's trace line and its newline, written in one buffer: each sink
+    /// takes the part it needs in one piece, sliced out only when it asks.
+    written: &'a str,
     erase: &'a dyn Fn() -> TraceEvent,
 }
 
-impl Passing<'_> {
+impl<'a> Passing<'a> {
     /// The event, typed: built on demand, for the sinks that keep it.
     pub fn event(&self) -> TraceEvent {
         (self.erase)()
+    }
+
+    /// The event's trace line.
+    #[inline]
+    pub fn line(&self) -> &'a str {
+        &self.written[SEPARATOR.len()..self.written.len() - 1]
+    }
+
+    /// The line and its newline (a hasher's piece).
+    #[inline]
+    pub fn terminated(&self) -> &'a [u8] {
+        &self.written.as_bytes()[SEPARATOR.len()..]
+    }
+
+    /// The separator a trace file puts before every line but its first (`,` and a newline),
+    /// and the line: a file writer writes either this or the line, one write a line.
+    #[inline]
+    pub fn separated(&self) -> &'a [u8] {
+        &self.written.as_bytes()[..self.written.len() - 1]
     }
 }
 
@@ -45,8 +63,7 @@ impl LineWriter {
         e: &Event<M, O>,
         sink: &mut dyn TraceSink,
     ) {
-        let (terminated, salience) = self.write_terminated(names, index, e);
-        let line = terminated.strip_suffix('\n').expect("a terminated line");
+        let (written, salience) = self.write_separated(names, index, e);
         let node = names.of(e.node);
         let erase = || TraceEvent {
             index,
@@ -57,15 +74,14 @@ impl LineWriter {
             what: happening(names, &e.what),
             text: text(names, &e.what),
             salience,
-            json: line.to_string(),
+            json: written[SEPARATOR.len()..written.len() - 1].to_string(),
         };
         sink.take(&Passing {
             index,
             t_ns: e.t_ns,
             node,
             salience,
-            line,
-            terminated,
+            written,
             erase: &erase,
         });
     }
