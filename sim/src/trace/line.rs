@@ -14,6 +14,7 @@ use crate::node::{Message, Observation, Salience};
 
 use super::erase::salience;
 use super::fields::write_fields;
+use super::kinds::PlainKinds;
 use super::sent::Sent;
 use super::sorted::write_sorted;
 use super::stamp::LastStamp;
@@ -52,6 +53,7 @@ pub struct LineWriter {
     /// An observation as serialized, before its keys are sorted into the line.
     scratch: Vec<u8>,
     sent: Sent,
+    kinds: PlainKinds,
     stamp: LastStamp,
     timers: TimerTails,
 }
@@ -91,7 +93,7 @@ impl LineWriter {
             return (&self.buf, salience(&e.what));
         }
         let mut w = Json(&mut self.buf, &mut self.scratch);
-        let msg = happening(&mut w, names, &mut self.sent, &e.what);
+        let msg = happening(&mut w, names, &mut self.sent, &mut self.kinds, &e.what);
         let salience = salience(&e.what);
         w.raw(match salience {
             Salience::Chatter => ",\"salience\":\"chatter\",\"text\":\"",
@@ -160,12 +162,13 @@ fn happening<M: Message, O: Observation>(
     w: &mut Json<'_>,
     names: &Names,
     sent: &mut Sent,
+    kinds: &mut PlainKinds,
     what: &What<M, O>,
 ) -> Option<Range<usize>> {
     let name = |n: &NodeId| names.json(*n);
     let mut msg_at = None;
     match what {
-        What::Observe(o) => observation(w, o),
+        What::Observe(o) => observation(w, kinds, o),
         What::Start => w.raw(kind!("start")),
         What::Send { to, msg_id, msg } => {
             w.raw(kind!("send"));
@@ -283,10 +286,10 @@ fn happening<M: Message, O: Observation>(
 /// An observation: its event name as `kind`, then its fields in key order (as the JSON map
 /// of [`super::Observed`] gives them): written by the model itself if it writes them, else
 /// serialized through `scratch`, a struct field by field, anything else whole and then sorted.
-fn observation<O: Observation>(w: &mut Json<'_>, o: &O) {
+fn observation<O: Observation>(w: &mut Json<'_>, kinds: &mut PlainKinds, o: &O) {
     w.raw(key_quote!("kind"));
     let kind = w.0.len();
-    push_escaped(w.0, o.kind());
+    kinds.push(w.0, o.kind());
     let kind = kind..w.0.len();
     w.0.push('"');
     let Json(line, scratch) = w;

@@ -12,6 +12,7 @@ mod erase;
 mod fields;
 mod happening;
 mod hash;
+mod kinds;
 mod line;
 mod sent;
 mod sink;
