@@ -38,6 +38,14 @@ macro_rules! integer_pieces {
 
 integer_pieces!(u32, u64, i64);
 
+/// Appends ASCII bytes a piece computed (its digits) to `out`, each as its `char`:
+/// `str::from_utf8` would validate them first, which for a few bytes costs more than the copy.
+#[inline]
+pub fn push_ascii(out: &mut String, bytes: &[u8]) {
+    debug_assert!(bytes.is_ascii(), "ASCII: {bytes:?}");
+    out.extend(bytes.iter().map(|&b| char::from(b)));
+}
+
 /// Appends each piece to the `String` `out`, in order: `write!` without the formatter.
 #[macro_export]
 macro_rules! push {

@@ -3,9 +3,10 @@
 //! single Redis, Redlock, an etcd-style lease, a user's own — is judged by the same code.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 
-use locksim_sim::pieces::Piece;
+use locksim_sim::pieces::{Piece, push_ascii};
 use locksim_sim::{Members, Names, NodeId, Observation, Salience};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -57,13 +58,14 @@ impl ShortLease {
 
 impl std::fmt::Display for ShortLease {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(std::str::from_utf8(&self.digits()).expect("hex digits"))
+        // Char by char: `str::from_utf8` would check the digits first, costing more.
+        self.digits().iter().try_for_each(|&d| f.write_char(char::from(d)))
     }
 }
 
 impl Piece for ShortLease {
     fn push_to(&self, out: &mut String) {
-        out.push_str(std::str::from_utf8(&self.digits()).expect("hex digits"));
+        push_ascii(out, &self.digits());
     }
 }
 
