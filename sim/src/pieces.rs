@@ -55,14 +55,25 @@ macro_rules! push {
     }};
 }
 
-/// Writes each piece through its own `Display` into the formatter `$f`, in order, and is
-/// `Ok(())`: `write!` for a `Display` impl (a message's, which the trace formats once per
-/// send) without `fmt::write`'s walk over a format string's pieces and arguments.
+/// Writes each piece into the formatter `$f`, in order, and is `Ok(())`: `write!` for a
+/// `Display` impl (a message's, which the trace formats once per send) without `fmt::write`'s
+/// walk over a format string's pieces and arguments. A string literal goes straight to
+/// `write_str`: through `Display` it would pass `Formatter::pad`, which checks for a width
+/// and precision first (~70 instructions a piece); anything else through its own `Display`.
 #[macro_export]
 macro_rules! write_pieces {
-    ($f:expr, $($piece:expr),+ $(,)?) => {{
+    (@each $f:ident, $text:literal $(, $($rest:tt)*)?) => {
+        $f.write_str($text)?;
+        $( $crate::write_pieces!(@each $f, $($rest)*); )?
+    };
+    (@each $f:ident, $piece:expr $(, $($rest:tt)*)?) => {
+        ::std::fmt::Display::fmt(&$piece, $f)?;
+        $( $crate::write_pieces!(@each $f, $($rest)*); )?
+    };
+    (@each $f:ident,) => {};
+    ($f:expr, $($pieces:tt)+) => {{
         let f: &mut ::std::fmt::Formatter<'_> = $f;
-        $( ::std::fmt::Display::fmt(&$piece, f)?; )+
+        $crate::write_pieces!(@each f, $($pieces)+);
         Ok(())
     }};
 }
