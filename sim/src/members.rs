@@ -11,8 +11,9 @@ use crate::escape::push_escaped;
 /// The members of one JSON object being written, each `,"key":value`. Keys come in ascending
 /// byte order and are plain ASCII needing no escape — what the serde path's sorted keys are;
 /// debug builds (tests) check both, so a writer that strays fails its tests rather than
-/// changing a trace. The methods are `#[inline]`: a model's writer calls them with constant
-/// keys, which are then copied in place rather than through a call each.
+/// changing a trace. The methods are `#[inline(always)]`: a model's writer calls them with
+/// constant keys, which are then copied in place rather than through a call each (as mere
+/// `#[inline]` hints they stayed calls, each key a `memcpy` of a length known only inside).
 pub struct Members<'a> {
     out: &'a mut String,
     /// No comma before the next member: the first of a nested object. An observation's own
@@ -38,7 +39,7 @@ impl<'a> Members<'a> {
     /// The observation's kind ([`crate::Observation::kind`]) as a string: what most models'
     /// serde tag holds. Copied from the line's `kind`, escaped there already, not scanned
     /// again.
-    #[inline]
+    #[inline(always)]
     pub fn kind(&mut self, key: &'static str) {
         self.key(key);
         self.out.push('"');
@@ -46,20 +47,20 @@ impl<'a> Members<'a> {
         self.out.push('"');
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn uint(&mut self, key: &'static str, n: u64) {
         self.key(key);
         self.out.push_str(itoa::Buffer::new().format(n));
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn int(&mut self, key: &'static str, n: i64) {
         self.key(key);
         self.out.push_str(itoa::Buffer::new().format(n));
     }
 
     /// A number, or `null` (an `Option` serde writes as it is).
-    #[inline]
+    #[inline(always)]
     pub fn opt_uint(&mut self, key: &'static str, n: Option<u64>) {
         match n {
             Some(n) => self.uint(key, n),
@@ -67,14 +68,14 @@ impl<'a> Members<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn bool(&mut self, key: &'static str, b: bool) {
         self.key(key);
         self.out.push_str(if b { "true" } else { "false" });
     }
 
     /// A string, escaped.
-    #[inline]
+    #[inline(always)]
     pub fn str(&mut self, key: &'static str, s: &str) {
         self.key(key);
         self.out.push('"');
@@ -82,14 +83,14 @@ impl<'a> Members<'a> {
         self.out.push('"');
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn null(&mut self, key: &'static str) {
         self.key(key);
         self.out.push_str("null");
     }
 
     /// A nested object, its members written by `members` (in their own key order).
-    #[inline]
+    #[inline(always)]
     pub fn object(&mut self, key: &'static str, members: impl FnOnce(&mut Members<'_>)) {
         self.key(key);
         self.out.push('{');
@@ -102,7 +103,7 @@ impl<'a> Members<'a> {
         self.out.push('}');
     }
 
-    #[inline]
+    #[inline(always)]
     fn key(&mut self, key: &'static str) {
         debug_assert!(key > self.last, "members in key order: {key:?} after {:?}", self.last);
         debug_assert!(
