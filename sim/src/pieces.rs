@@ -55,25 +55,20 @@ macro_rules! push {
     }};
 }
 
-/// Writes each piece into the formatter `$f`, in order, and is `Ok(())`: `write!` for a
-/// `Display` impl (a message's, which the trace formats once per send) without `fmt::write`'s
-/// walk over a format string's pieces and arguments. A string literal goes straight to
-/// `write_str`: through `Display` it would pass `Formatter::pad`, which checks for a width
-/// and precision first (~70 instructions a piece); anything else through its own `Display`.
-#[macro_export]
-macro_rules! write_pieces {
-    (@each $f:ident, $text:literal $(, $($rest:tt)*)?) => {
-        $f.write_str($text)?;
-        $( $crate::write_pieces!(@each $f, $($rest)*); )?
-    };
-    (@each $f:ident, $piece:expr $(, $($rest:tt)*)?) => {
-        ::std::fmt::Display::fmt(&$piece, $f)?;
-        $( $crate::write_pieces!(@each $f, $($rest)*); )?
-    };
-    (@each $f:ident,) => {};
-    ($f:expr, $($pieces:tt)+) => {{
-        let f: &mut ::std::fmt::Formatter<'_> = $f;
-        $crate::write_pieces!(@each f, $($pieces)+);
-        Ok(())
-    }};
+/// `Display` for a [`Piece`] (a message's text, which the trace formats once per send): its
+/// pieces pushed into a `String` kept per thread, then handed to the formatter in one
+/// `write_str`. Each piece written to the formatter itself would be a `write_str` through its
+/// `dyn Write`, ~45 instructions, where a push costs a few; a `String` of its own per call
+/// would cost an allocation. The `String` is taken out while in use, so a piece that formats
+/// another this way (none does) gets a fresh one rather than a conflict.
+pub fn fmt_piece(piece: &impl Piece, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    thread_local! {
+        static TEXT: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+    }
+    let mut text = TEXT.take();
+    text.clear();
+    piece.push_to(&mut text);
+    let written = f.write_str(&text);
+    TEXT.set(text);
+    written
 }
