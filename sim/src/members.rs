@@ -73,6 +73,19 @@ impl<'a> Members<'a> {
         self.out.push('"');
     }
 
+    /// [`Members::kind`] for a model whose kinds need no escape, passing its own
+    /// ([`crate::Observation::kind`]): copied from that constant rather than from the line,
+    /// whose `extend_from_within` cost twice the copy in range and boundary checks. Debug
+    /// builds check it is the line's kind.
+    #[inline(always)]
+    pub fn plain_kind(&mut self, key: impl Into<MemberKey>, kind: &'static str) {
+        debug_assert_eq!(&self.out[self.kind.clone()], kind, "the observation's kind, plain");
+        self.key(key);
+        self.out.push('"');
+        self.out.push_str(kind);
+        self.out.push('"');
+    }
+
     #[inline(always)]
     pub fn uint(&mut self, key: impl Into<MemberKey>, n: u64) {
         self.key(key);

@@ -4,13 +4,13 @@
 //! `event` among them, an `Option` as `null`, a missing `TokenIssued` lease left out. Each
 //! arm names every field, so a field added to a fact does not compile until it is written.
 
-use locksim_sim::{Members, member_key};
+use locksim_sim::{Members, Observation, member_key};
 
 use super::{ClockKind, DeleteCause, Expiry, LockObs};
 
 pub(super) fn write(obs: &LockObs, m: &mut Members<'_>) {
-    // The serde tag `event` holds the fact's kind.
-    let event = |m: &mut Members<'_>| m.kind(member_key!("event"));
+    // The serde tag `event` holds the fact's kind (snake_case words: no escape).
+    let event = |m: &mut Members<'_>| m.plain_kind(member_key!("event"), obs.kind());
     match *obs {
         LockObs::AcquireStarted { lease, attempt } => {
             m.uint(member_key!("attempt"), u64::from(attempt));
