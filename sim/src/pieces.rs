@@ -60,15 +60,18 @@ macro_rules! push {
 /// `write_str`. Each piece written to the formatter itself would be a `write_str` through its
 /// `dyn Write`, ~45 instructions, where a push costs a few; a `String` of its own per call
 /// would cost an allocation. The `String` is taken out while in use, so a piece that formats
-/// another this way (none does) gets a fresh one rather than a conflict.
+/// another this way (none does) gets a fresh one rather than a conflict; one thread-local
+/// access serves both the take and the put back.
 pub fn fmt_piece(piece: &impl Piece, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
     thread_local! {
         static TEXT: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
     }
-    let mut text = TEXT.take();
-    text.clear();
-    piece.push_to(&mut text);
-    let written = f.write_str(&text);
-    TEXT.set(text);
-    written
+    TEXT.with(|kept| {
+        let mut text = kept.take();
+        text.clear();
+        piece.push_to(&mut text);
+        let written = f.write_str(&text);
+        kept.set(text);
+        written
+    })
 }
