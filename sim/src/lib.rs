@@ -27,7 +27,7 @@ pub use clock::{ClockSpec, ClockTrack};
 pub use fault::{FaultAction, FaultEntry, FaultPlan, Trigger, Unfired};
 pub use history::{Event, History, Level, Stats, What};
 pub use ids::{Names, NodeId};
-pub use members::Members;
+pub use members::{MemberKey, Members};
 pub use network::{Latency, NetworkConfig};
 pub use node::{Ctx, Effect, Message, Node, Observation, Salience, TimerTag};
 pub use record::{Keep, Recorder, RunEnd};

@@ -38,6 +38,14 @@ macro_rules! integer_pieces {
 
 integer_pieces!(u32, u64, i64);
 
+/// Appends ASCII bytes a piece computed (its digits) to `out`, each as its `char`:
+/// `str::from_utf8` would validate them first, which for a few bytes costs more than the copy.
+#[inline]
+pub fn push_ascii(out: &mut String, bytes: &[u8]) {
+    debug_assert!(bytes.is_ascii(), "ASCII: {bytes:?}");
+    out.extend(bytes.iter().map(|&b| char::from(b)));
+}
+
 /// Appends each piece to the `String` `out`, in order: `write!` without the formatter.
 #[macro_export]
 macro_rules! push {
@@ -47,14 +55,23 @@ macro_rules! push {
     }};
 }
 
-/// Writes each piece through its own `Display` into the formatter `$f`, in order, and is
-/// `Ok(())`: `write!` for a `Display` impl (a message's, which the trace formats once per
-/// send) without `fmt::write`'s walk over a format string's pieces and arguments.
-#[macro_export]
-macro_rules! write_pieces {
-    ($f:expr, $($piece:expr),+ $(,)?) => {{
-        let f: &mut ::std::fmt::Formatter<'_> = $f;
-        $( ::std::fmt::Display::fmt(&$piece, f)?; )+
-        Ok(())
-    }};
+/// `Display` for a [`Piece`] (a message's text, which the trace formats once per send): its
+/// pieces pushed into a `String` kept per thread, then handed to the formatter in one
+/// `write_str`. Each piece written to the formatter itself would be a `write_str` through its
+/// `dyn Write`, ~45 instructions, where a push costs a few; a `String` of its own per call
+/// would cost an allocation. The `String` is taken out while in use, so a piece that formats
+/// another this way (none does) gets a fresh one rather than a conflict; one thread-local
+/// access serves both the take and the put back.
+pub fn fmt_piece(piece: &impl Piece, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    thread_local! {
+        static TEXT: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+    }
+    TEXT.with(|kept| {
+        let mut text = kept.take();
+        text.clear();
+        piece.push_to(&mut text);
+        let written = f.write_str(&text);
+        kept.set(text);
+        written
+    })
 }

@@ -46,7 +46,7 @@ impl crate::pieces::Piece for SignedSecs {
         out.push_str(itoa::Buffer::new().format(ms / 1000));
         let ms = ms % 1000;
         let tail = [b'.', digit(ms / 100), digit(ms / 10 % 10), digit(ms % 10), b' ', b's'];
-        out.push_str(std::str::from_utf8(&tail).expect("ASCII"));
+        crate::pieces::push_ascii(out, &tail);
     }
 }
 

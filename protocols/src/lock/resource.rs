@@ -6,7 +6,8 @@
 
 use std::fmt;
 
-use locksim_sim::{Ctx, NodeId, write_pieces};
+use locksim_sim::pieces::{Piece, fmt_piece};
+use locksim_sim::{Ctx, NodeId, push};
 use serde::Serialize;
 
 use crate::knobs::{KnobError, Knobs};
@@ -96,15 +97,22 @@ pub enum ResourceOp {
     },
 }
 
-impl fmt::Display for ResourceOp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Piece for ResourceOp {
+    fn push_to(&self, out: &mut String) {
         match self {
-            ResourceOp::Read => f.write_str("READ counter"),
+            ResourceOp::Read => out.push_str("READ counter"),
             ResourceOp::Write {
                 token: Some(t), value, ..
-            } => write_pieces!(f, "WRITE counter := ", value, " token ", t),
-            ResourceOp::Write { token: None, value, .. } => write_pieces!(f, "WRITE counter := ", value),
+            } => push!(out, "WRITE counter := ", *value, " token ", *t),
+            ResourceOp::Write { token: None, value, .. } => push!(out, "WRITE counter := ", *value),
         }
+    }
+}
+
+/// Through [`Piece`]: a message's text pushed in place, not written piece by piece.
+impl fmt::Display for ResourceOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_piece(self, f)
     }
 }
 
@@ -115,13 +123,19 @@ pub enum ResourceReply {
     Rejected { max: u64 },
 }
 
+impl Piece for ResourceReply {
+    fn push_to(&self, out: &mut String) {
+        match self {
+            ResourceReply::Value(v) => push!(out, "counter = ", *v),
+            ResourceReply::Accepted => out.push_str("accepted"),
+            ResourceReply::Rejected { max } => push!(out, "rejected (max token ", *max, ")"),
+        }
+    }
+}
+
 impl fmt::Display for ResourceReply {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ResourceReply::Value(v) => write_pieces!(f, "counter = ", v),
-            ResourceReply::Accepted => f.write_str("accepted"),
-            ResourceReply::Rejected { max } => write_pieces!(f, "rejected (max token ", max, ")"),
-        }
+        fmt_piece(self, f)
     }
 }
 

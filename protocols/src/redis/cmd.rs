@@ -1,9 +1,11 @@
 //! The Redis commands the lock models send, and Redis's replies. `Display` prints them the
-//! way `redis-cli` would show them, so a trace reads like a `MONITOR` log.
+//! way `redis-cli` would show them, so a trace reads like a `MONITOR` log: written as
+//! [`Piece`]s, which a message's text pushes in place ([`fmt_piece`]).
 
 use std::fmt;
 
-use locksim_sim::write_pieces;
+use locksim_sim::pieces::{Piece, fmt_piece};
+use locksim_sim::push;
 
 use crate::lock::obs::ShortLease;
 
@@ -14,12 +16,29 @@ pub enum Key {
     Fence,
 }
 
-impl fmt::Display for Key {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Key {
+    fn name(self) -> &'static str {
+        match self {
             Key::Lock => "lock",
             Key::Fence => "fence",
-        })
+        }
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Each name pushed from its own arm, so each copy has a constant length (through
+/// [`Key::name`] it was a `memcpy` call of either length).
+impl Piece for Key {
+    fn push_to(&self, out: &mut String) {
+        match self {
+            Key::Lock => out.push_str("lock"),
+            Key::Fence => out.push_str("fence"),
+        }
     }
 }
 
@@ -30,11 +49,11 @@ pub enum Value {
     Int(i64),
 }
 
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Piece for Value {
+    fn push_to(&self, out: &mut String) {
         match self {
-            Value::Lease(l) => fmt::Display::fmt(&ShortLease(*l), f),
-            Value::Int(i) => fmt::Display::fmt(i, f),
+            Value::Lease(l) => ShortLease(*l).push_to(out),
+            Value::Int(i) => i.push_to(out),
         }
     }
 }
@@ -91,33 +110,39 @@ pub enum Cmd {
     },
 }
 
-impl fmt::Display for Cmd {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Cmd::SetNxPx { key, value, px_ms } => write_pieces!(f, "SET ", key, " ", value, " NX PX ", px_ms),
-            Cmd::SetNx { key, value } => write_pieces!(f, "SETNX ", key, " ", value),
-            Cmd::PExpire { key, ms } => write_pieces!(f, "PEXPIRE ", key, " ", ms),
-            Cmd::Get { key } => write_pieces!(f, "GET ", key),
-            Cmd::Del { key } => write_pieces!(f, "DEL ", key),
-            Cmd::Incr { key } => write_pieces!(f, "INCR ", key),
-            Cmd::Pttl { key } => write_pieces!(f, "PTTL ", key),
-            Cmd::DelIfEq { key, value } => write_pieces!(f, "EVAL compare-and-delete ", key, " ", value),
+impl Piece for Cmd {
+    fn push_to(&self, out: &mut String) {
+        match *self {
+            Cmd::SetNxPx { key, value, px_ms } => push!(out, "SET ", key, " ", value, " NX PX ", px_ms),
+            Cmd::SetNx { key, value } => push!(out, "SETNX ", key, " ", value),
+            Cmd::PExpire { key, ms } => push!(out, "PEXPIRE ", key, " ", ms),
+            Cmd::Get { key } => push!(out, "GET ", key),
+            Cmd::Del { key } => push!(out, "DEL ", key),
+            Cmd::Incr { key } => push!(out, "INCR ", key),
+            Cmd::Pttl { key } => push!(out, "PTTL ", key),
+            Cmd::DelIfEq { key, value } => push!(out, "EVAL compare-and-delete ", key, " ", value),
             Cmd::PExpireIfEq { key, value, ms } => {
-                write_pieces!(f, "EVAL compare-and-pexpire ", key, " ", value, " ", ms)
+                push!(out, "EVAL compare-and-pexpire ", key, " ", value, " ", ms)
             }
             Cmd::AcquireWithToken {
                 key,
                 value,
                 px_ms: Some(ms),
                 fence,
-            } => write_pieces!(f, "EVAL acquire ", key, " ", value, " NX PX ", ms, " + INCR ", fence),
+            } => push!(out, "EVAL acquire ", key, " ", value, " NX PX ", ms, " + INCR ", fence),
             Cmd::AcquireWithToken {
                 key,
                 value,
                 px_ms: None,
                 fence,
-            } => write_pieces!(f, "EVAL acquire SETNX ", key, " ", value, " + INCR ", fence),
+            } => push!(out, "EVAL acquire SETNX ", key, " ", value, " + INCR ", fence),
         }
+    }
+}
+
+impl fmt::Display for Cmd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_piece(self, f)
     }
 }
 
@@ -131,14 +156,20 @@ pub enum Reply {
     Error(&'static str),
 }
 
+impl Piece for Reply {
+    fn push_to(&self, out: &mut String) {
+        match self {
+            Reply::Ok => out.push_str("OK"),
+            Reply::Nil => out.push_str("(nil)"),
+            Reply::Int(i) => push!(out, "(integer) ", *i),
+            Reply::Bulk(v) => push!(out, "\"", *v, "\""),
+            Reply::Error(e) => push!(out, "(error) ", *e),
+        }
+    }
+}
+
 impl fmt::Display for Reply {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Reply::Ok => f.write_str("OK"),
-            Reply::Nil => f.write_str("(nil)"),
-            Reply::Int(i) => write_pieces!(f, "(integer) ", i),
-            Reply::Bulk(v) => write_pieces!(f, "\"", v, "\""),
-            Reply::Error(e) => write_pieces!(f, "(error) ", e),
-        }
+        fmt_piece(self, f)
     }
 }

@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use locksim_sim::{NodeId, write_pieces};
+use locksim_sim::pieces::{Piece, fmt_piece};
+use locksim_sim::{NodeId, push};
 
 use super::cmd::{Cmd, Key, Reply};
 use super::store::Entry;
@@ -47,18 +48,26 @@ pub enum Msg {
     DemotionAck,
 }
 
+impl Piece for Msg {
+    fn push_to(&self, out: &mut String) {
+        match self {
+            Msg::Redis { cmd, .. } => cmd.push_to(out),
+            Msg::RedisReply { reply, .. } => reply.push_to(out),
+            Msg::Resource { op, .. } => op.push_to(out),
+            Msg::ResourceReply { reply, .. } => reply.push_to(out),
+            Msg::Replicate { key, entry: Some(e) } => push!(out, "REPLICATE ", *key, " := ", e.value),
+            Msg::Replicate { key, entry: None } => push!(out, "REPLICATE DEL ", *key),
+            Msg::SwitchMaster { .. } => out.push_str("+switch-master: the sender is the primary now"),
+            Msg::ReplAck => out.push_str("REPLCONF ACK"),
+            Msg::DemotionAck => out.push_str("role:replica (the demotion took)"),
+        }
+    }
+}
+
+/// The trace formats a message once per send: its text pushed in place ([`fmt_piece`]), its
+/// command's or reply's pieces with it.
 impl fmt::Display for Msg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Msg::Redis { cmd, .. } => fmt::Display::fmt(cmd, f),
-            Msg::RedisReply { reply, .. } => fmt::Display::fmt(reply, f),
-            Msg::Resource { op, .. } => fmt::Display::fmt(op, f),
-            Msg::ResourceReply { reply, .. } => fmt::Display::fmt(reply, f),
-            Msg::Replicate { key, entry: Some(e) } => write_pieces!(f, "REPLICATE ", key, " := ", e.value),
-            Msg::Replicate { key, entry: None } => write_pieces!(f, "REPLICATE DEL ", key),
-            Msg::SwitchMaster { .. } => f.write_str("+switch-master: the sender is the primary now"),
-            Msg::ReplAck => f.write_str("REPLCONF ACK"),
-            Msg::DemotionAck => f.write_str("role:replica (the demotion took)"),
-        }
+        fmt_piece(self, f)
     }
 }
