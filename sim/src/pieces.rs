@@ -36,7 +36,7 @@ macro_rules! integer_pieces {
     )+};
 }
 
-integer_pieces!(u32, u64, i64);
+integer_pieces!(u16, u32, u64, i64);
 
 /// Appends each piece to the `String` `out`, in order: `write!` without the formatter.
 #[macro_export]

@@ -8,6 +8,8 @@ pub mod order;
 
 use std::fmt;
 
+use locksim_sim::pieces::Piece;
+
 pub use check::{ID_INVARIANTS, ID_MONOTONIC, IdJudge, UNIQUE_IDS};
 pub use order::{ID_GLOBAL_ORDER, ORDERED_ID_INVARIANTS, OrderedIdJudge};
 
@@ -27,8 +29,63 @@ pub trait IssuesIds {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct HexId(pub u64);
 
+impl HexId {
+    /// `0x` and the digits, lowest last, without leading zeros (what `{:#x}` writes), spelled
+    /// into `buf` by a shift per digit: a Snowflake run's trace writes one per issued ID, and
+    /// the formatter's `{:#x}` (its `pad_integral`, its prefix and padding checks) cost several
+    /// times the digits.
+    fn spell(self, buf: &mut [u8; 18]) -> &str {
+        let mut at = buf.len();
+        let mut rest = self.0;
+        loop {
+            at -= 1;
+            buf[at] = b"0123456789abcdef"[(rest & 0xf) as usize];
+            rest >>= 4;
+            if rest == 0 {
+                break;
+            }
+        }
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(b"0x");
+        std::str::from_utf8(&buf[at..]).expect("ASCII digits")
+    }
+}
+
 impl fmt::Display for HexId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:#x}", self.0)
+        f.write_str(self.spell(&mut [0; 18]))
+    }
+}
+
+impl Piece for HexId {
+    fn push_to(&self, out: &mut String) {
+        out.push_str(self.spell(&mut [0; 18]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hex_id_is_spelled_as_the_formatter_spells_it() {
+        for n in [
+            0,
+            1,
+            9,
+            10,
+            15,
+            16,
+            0xabc,
+            0x2800000,
+            i64::MAX as u64,
+            1 << 63,
+            u64::MAX,
+        ] {
+            let mut text = String::from("ID ");
+            HexId(n).push_to(&mut text);
+            assert_eq!(text, format!("ID {n:#x}"));
+            assert_eq!(HexId(n).to_string(), format!("{n:#x}"));
+        }
     }
 }

@@ -6,7 +6,11 @@
 
 use std::fmt;
 
+use locksim_sim::pieces::Piece;
+use locksim_sim::push;
 use serde::Serialize;
+
+use crate::ids::HexId;
 
 pub const TIMESTAMP_BITS: u32 = 41;
 pub const NODE_BITS: u32 = 10;
@@ -50,17 +54,30 @@ impl SnowflakeId {
     }
 }
 
+/// `0x2800000 (ms 10, node 0, seq 0)`: the number a client sees and what it is made of.
 impl fmt::Display for SnowflakeId {
-    /// `0x2800000 (ms 10, node 0, seq 0)`: the number a client sees and what it is made of.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:#x} (ms {}, node {}, seq {})",
-            self.encode(),
+        let mut text = String::new();
+        self.push_to(&mut text);
+        f.write_str(&text)
+    }
+}
+
+/// [`Display`](fmt::Display)'s text appended piece by piece: an issued ID's timeline line
+/// (half a Snowflake run's trace lines) has one.
+impl Piece for SnowflakeId {
+    fn push_to(&self, out: &mut String) {
+        push!(
+            out,
+            HexId(self.encode()),
+            " (ms ",
             self.ms,
+            ", node ",
             self.node,
-            self.seq
-        )
+            ", seq ",
+            self.seq,
+            ")"
+        );
     }
 }
 
