@@ -1,7 +1,7 @@
 //! A Snowflake fact's members as its trace line has them, written by hand: a run records an
 //! `id_issued` per ID, half its events, and through serde each cost more than the rest of its
 //! line. The bytes are serde's (`tests.rs` compares every fact with it): keys sorted, nested
-//! ones too, the tags `event`, `kind` and `reason` among them, an `Option` as `null`, a
+//! ones too, the tags `event`, `kind` and `reason` among them (constants, copied unescaped), an `Option` as `null`, a
 //! `NodeId` as its number. Each arm names every field, so a field added to a fact does not
 //! compile until it is written.
 
@@ -66,9 +66,9 @@ pub(super) fn write(obs: &IdObs, m: &mut Members<'_>) {
             m.object("why", |m| match why {
                 LostWhy::DeadlinePassed { by_ns } => {
                     m.uint("by_ns", by_ns);
-                    m.str("reason", "deadline_passed");
+                    m.tag("reason", "deadline_passed");
                 }
-                LostWhy::ServerSaysGone => m.str("reason", "server_says_gone"),
+                LostWhy::ServerSaysGone => m.tag("reason", "server_says_gone"),
             });
         }
         IdObs::NodeIdGranted {
@@ -106,12 +106,12 @@ fn write_note(note: IssueNote, m: &mut Members<'_>) {
         IssueNote::LastOfMs => "last_of_ms",
         IssueNote::Wrapped => "wrapped",
         IssueNote::Behind { last_ms } => {
-            m.str("kind", "behind");
+            m.tag("kind", "behind");
             m.uint("last_ms", last_ms);
             return;
         }
     };
-    m.str("kind", kind);
+    m.tag("kind", kind);
 }
 
 fn write_blocked(why: Blocked, m: &mut Members<'_>) {
@@ -119,23 +119,23 @@ fn write_blocked(why: Blocked, m: &mut Members<'_>) {
         Blocked::ClockBehind { now_ms, last_ms } => {
             m.uint("last_ms", last_ms);
             m.uint("now_ms", now_ms);
-            m.str("reason", "clock_behind");
+            m.tag("reason", "clock_behind");
         }
         Blocked::SequenceExhausted { ms } => {
             m.uint("ms", ms);
-            m.str("reason", "sequence_exhausted");
+            m.tag("reason", "sequence_exhausted");
         }
         Blocked::SequenceUnknown { ms } => {
             m.uint("ms", ms);
-            m.str("reason", "sequence_unknown");
+            m.tag("reason", "sequence_unknown");
         }
         Blocked::BeforeEpoch { wall_ms } => {
-            m.str("reason", "before_epoch");
+            m.tag("reason", "before_epoch");
             m.int("wall_ms", wall_ms);
         }
         Blocked::PastMaxMs { ms } => {
             m.uint("ms", ms);
-            m.str("reason", "past_max_ms");
+            m.tag("reason", "past_max_ms");
         }
     }
 }
