@@ -29,37 +29,24 @@ pub trait IssuesIds {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct HexId(pub u64);
 
-impl HexId {
-    /// `0x` and the digits, lowest last, without leading zeros (what `{:#x}` writes), spelled
-    /// into `buf` by a shift per digit: a Snowflake run's trace writes one per issued ID, and
-    /// the formatter's `{:#x}` (its `pad_integral`, its prefix and padding checks) cost several
-    /// times the digits.
-    fn spell(self, buf: &mut [u8; 18]) -> &str {
-        let mut at = buf.len();
-        let mut rest = self.0;
-        loop {
-            at -= 1;
-            buf[at] = b"0123456789abcdef"[(rest & 0xf) as usize];
-            rest >>= 4;
-            if rest == 0 {
-                break;
-            }
-        }
-        at -= 2;
-        buf[at..at + 2].copy_from_slice(b"0x");
-        std::str::from_utf8(&buf[at..]).expect("ASCII digits")
-    }
-}
-
 impl fmt::Display for HexId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.spell(&mut [0; 18]))
+        write!(f, "{:#x}", self.0)
     }
 }
 
+/// [`Display`](fmt::Display)'s `0x…` (no leading zeros), a digit at a time from the top: a
+/// Snowflake run's trace writes one per issued ID, and the formatter's `{:#x}` (its
+/// `pad_integral`, prefix and padding checks) cost several times the digits — as did spelling
+/// them into a buffer and checking it as UTF-8 before copying it.
 impl Piece for HexId {
     fn push_to(&self, out: &mut String) {
-        out.push_str(self.spell(&mut [0; 18]));
+        let n = self.0;
+        let digits = (u64::BITS - (n | 1).leading_zeros()).div_ceil(4);
+        out.push_str("0x");
+        for i in (0..digits).rev() {
+            out.push(char::from(b"0123456789abcdef"[(n >> (4 * i) & 0xf) as usize]));
+        }
     }
 }
 
