@@ -20,9 +20,9 @@ pub const ID_INVARIANTS: &[Invariant] = &[UNIQUE_IDS, ID_MONOTONIC];
 
 /// Both ID checkers, fed one event at a time.
 ///
-/// What it keeps: per generator, its last ID (for `id_monotonic`: one word per node) and the
-/// first ID that went backwards; and every issued ID with its event index and true time, 24
-/// bytes each. That list grows with the IDs issued and with nothing else — inherent to
+/// What it keeps: per generator, every ID it issued with its event index and true time, 24
+/// bytes each (the last of them is what `id_monotonic` compares the next with); and the first
+/// ID that went backwards. That list grows with the IDs issued and with nothing else — inherent to
 /// `unique_ids`, since any later ID may repeat any earlier one, and its message names the
 /// first issue's generator and time — and it is a third of what the history kept per ID.
 ///
@@ -35,8 +35,6 @@ pub const ID_INVARIANTS: &[Invariant] = &[UNIQUE_IDS, ID_MONOTONIC];
 pub struct IdJudge<I> {
     /// Per generator: every ID it issued, in issue order.
     issued: NodeTable<Vec<Issue<I>>>,
-    /// Per generator: the last ID it issued.
-    last: NodeTable<Option<I>>,
     /// The first ID lower than or equal to its generator's previous one.
     backwards: Option<Backwards<I>>,
 }
@@ -45,7 +43,6 @@ impl<I> Default for IdJudge<I> {
     fn default() -> Self {
         IdJudge {
             issued: NodeTable::new(),
-            last: NodeTable::new(),
             backwards: None,
         }
     }
@@ -73,10 +70,9 @@ impl<M, O: IssuesIds> Judge<M, O> for IdJudge<O::Id> {
         let What::Observe(o) = &e.what else { return };
         let Some(id) = o.issued_id() else { return };
         let t_ns = e.t_ns;
-        self.issued.get_mut(e.node).push(Issue { id, index, t_ns });
-        let prev = self.last.get_mut(e.node);
+        let issued = self.issued.get_mut(e.node);
         if self.backwards.is_none()
-            && let Some(prev) = *prev
+            && let Some(&Issue { id: prev, .. }) = issued.last()
             && id <= prev
         {
             let node = e.node;
@@ -88,7 +84,7 @@ impl<M, O: IssuesIds> Judge<M, O> for IdJudge<O::Id> {
                 prev,
             });
         }
-        *prev = Some(id);
+        issued.push(Issue { id, index, t_ns });
     }
 
     fn verdicts(self, end: &RunEnd) -> Vec<Verdict> {
