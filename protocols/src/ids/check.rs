@@ -3,6 +3,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::collections::binary_heap::PeekMut;
 use std::fmt;
 
 use locksim_sim::check::{Invariant, NodeTable, Status, Verdict, Violation, count};
@@ -143,12 +144,18 @@ fn first_repeat<I: Ord + Copy>(issued: NodeTable<Vec<Issue<I>>>) -> (usize, Opti
     let mut heads: BinaryHeap<_> = runs.iter().enumerate().map(|(r, (_, ids))| key(&ids[0], r)).collect();
     let mut next = vec![0; runs.len()];
     let (mut prev, mut first): (Option<Placed<I>>, Option<Repeat<I>>) = (None, None);
-    while let Some(Reverse((_, _, r))) = heads.pop() {
+    // The smallest head is replaced in place by its run's next issue (one sift down), not
+    // popped and pushed (two sifts): the merge takes one step per issued ID.
+    while let Some(mut head) = heads.peek_mut() {
+        let Reverse((_, _, r)) = *head;
         let (node, ids) = &runs[r];
         let here = (ids[next[r]], *node);
         next[r] += 1;
-        if let Some(i) = ids.get(next[r]) {
-            heads.push(key(i, r));
+        match ids.get(next[r]) {
+            Some(i) => *head = key(i, r),
+            None => {
+                PeekMut::pop(head);
+            }
         }
         if let Some(before) = prev
             && before.0.id == here.0.id
