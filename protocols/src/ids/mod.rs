@@ -9,6 +9,7 @@ pub mod order;
 use std::fmt;
 
 use locksim_sim::pieces::Piece;
+use locksim_sim::push;
 
 pub use check::{ID_INVARIANTS, ID_MONOTONIC, IdJudge, UNIQUE_IDS};
 pub use order::{ID_GLOBAL_ORDER, ORDERED_ID_INVARIANTS, OrderedIdJudge};
@@ -46,6 +47,19 @@ impl Piece for HexId {
         out.push_str("0x");
         for i in (0..digits).rev() {
             out.push(char::from(b"0123456789abcdef"[(n >> (4 * i) & 0xf) as usize]));
+        }
+    }
+}
+
+/// `n` requests, in words: how the ID generators' timelines count the requests a refusal or a
+/// wait holds.
+pub struct Requests(pub u64);
+
+impl Piece for Requests {
+    fn push_to(&self, out: &mut String) {
+        match self.0 {
+            1 => out.push_str("1 request"),
+            n => push!(out, n, " requests"),
         }
     }
 }

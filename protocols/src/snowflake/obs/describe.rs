@@ -9,6 +9,7 @@ use locksim_sim::time::SignedSecs;
 
 use super::super::id::SnowflakeId;
 use super::{Blocked, IdObs, IssueNote, LostWhy};
+use crate::ids::Requests;
 
 /// Appends what the timeline prints for `obs` to `out`.
 pub(super) fn write_line(obs: &IdObs, names: &Names, out: &mut String) {
@@ -196,16 +197,4 @@ impl Piece for Wait {
 /// The ASCII digit of `d`, less than ten.
 fn digit(d: u64) -> u8 {
     b'0' + d as u8
-}
-
-/// `n` requests, in words.
-struct Requests(u64);
-
-impl Piece for Requests {
-    fn push_to(&self, out: &mut String) {
-        match self.0 {
-            1 => out.push_str("1 request"),
-            n => push!(out, n, " requests"),
-        }
-    }
 }
