@@ -54,12 +54,17 @@ impl SnowflakeId {
     }
 }
 
-/// `0x2800000 (ms 10, node 0, seq 0)`: the number a client sees and what it is made of.
 impl fmt::Display for SnowflakeId {
+    /// `0x2800000 (ms 10, node 0, seq 0)`: the number a client sees and what it is made of.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut text = String::new();
-        self.push_to(&mut text);
-        f.write_str(&text)
+        write!(
+            f,
+            "{:#x} (ms {}, node {}, seq {})",
+            self.encode(),
+            self.ms,
+            self.node,
+            self.seq
+        )
     }
 }
 
@@ -171,5 +176,27 @@ mod tests {
             seq: 0,
         };
         assert_eq!(id.to_string(), "0x2800000 (ms 10, node 0, seq 0)");
+    }
+
+    /// A timeline line takes an ID piece by piece: the same text.
+    #[test]
+    fn the_piece_is_the_displayed_text() {
+        for id in [
+            SnowflakeId { ms: 0, node: 0, seq: 0 },
+            SnowflakeId {
+                ms: MAX_MS,
+                node: NODE_IDS - 1,
+                seq: SEQUENCES_PER_MS - 1,
+            },
+            SnowflakeId {
+                ms: 1_288_834_974_657,
+                node: 3,
+                seq: 7,
+            },
+        ] {
+            let mut text = String::from("ID ");
+            id.push_to(&mut text);
+            assert_eq!(text, format!("ID {id}"));
+        }
     }
 }

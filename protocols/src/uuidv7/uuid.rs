@@ -48,9 +48,7 @@ impl Uuid {
         let rand_a = (self.0 >> 64) & 0xfff;
         (rand_a << RAND_B_BITS) | (self.0 & ((1 << RAND_B_BITS) - 1))
     }
-}
 
-impl Uuid {
     /// The canonical text: 32 lower-case hex digits in groups of 8-4-4-4-12, spelled into `buf`
     /// a digit at a time: a UUIDv7 run's trace writes it twice per issued UUID (its member and
     /// its timeline text), and `format!("{:032x}")` sliced into a second `write!` cost several
