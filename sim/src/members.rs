@@ -122,6 +122,22 @@ impl<'a> Members<'a> {
         self.out.push('"');
     }
 
+    /// A constant string that needs no escape (a serde tag's value, a unit variant's name),
+    /// copied without [`Members::str`]'s escape scan: a model's nested tag such as
+    /// `"kind":"plain"` is written once a fact, and the scan cost more than the copy. Debug
+    /// builds (tests) check it is plain.
+    #[inline(always)]
+    pub fn tag(&mut self, key: impl Into<MemberKey>, value: &'static str) {
+        debug_assert!(
+            value.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\'),
+            "a plain tag: {value:?}"
+        );
+        self.key(key);
+        self.out.push('"');
+        self.out.push_str(value);
+        self.out.push('"');
+    }
+
     #[inline(always)]
     pub fn null(&mut self, key: impl Into<MemberKey>) {
         self.key(key);

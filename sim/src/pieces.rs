@@ -36,7 +36,7 @@ macro_rules! integer_pieces {
     )+};
 }
 
-integer_pieces!(u32, u64, i64);
+integer_pieces!(u16, u32, u64, i64);
 
 /// Appends ASCII bytes a piece computed (its digits) to `out`, each as its `char`:
 /// `str::from_utf8` would validate them first, which for a few bytes costs more than the copy.

@@ -3,6 +3,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::collections::binary_heap::PeekMut;
 use std::fmt;
 
 use locksim_sim::check::{Invariant, NodeTable, Status, Verdict, Violation, count};
@@ -20,9 +21,9 @@ pub const ID_INVARIANTS: &[Invariant] = &[UNIQUE_IDS, ID_MONOTONIC];
 
 /// Both ID checkers, fed one event at a time.
 ///
-/// What it keeps: per generator, its last ID (for `id_monotonic`: one word per node) and the
-/// first ID that went backwards; and every issued ID with its event index and true time, 24
-/// bytes each. That list grows with the IDs issued and with nothing else — inherent to
+/// What it keeps: per generator, every ID it issued with its event index and true time, 24
+/// bytes each (the last of them is what `id_monotonic` compares the next with); and the first
+/// ID that went backwards. That list grows with the IDs issued and with nothing else — inherent to
 /// `unique_ids`, since any later ID may repeat any earlier one, and its message names the
 /// first issue's generator and time — and it is a third of what the history kept per ID.
 ///
@@ -35,8 +36,6 @@ pub const ID_INVARIANTS: &[Invariant] = &[UNIQUE_IDS, ID_MONOTONIC];
 pub struct IdJudge<I> {
     /// Per generator: every ID it issued, in issue order.
     issued: NodeTable<Vec<Issue<I>>>,
-    /// Per generator: the last ID it issued.
-    last: NodeTable<Option<I>>,
     /// The first ID lower than or equal to its generator's previous one.
     backwards: Option<Backwards<I>>,
 }
@@ -45,7 +44,6 @@ impl<I> Default for IdJudge<I> {
     fn default() -> Self {
         IdJudge {
             issued: NodeTable::new(),
-            last: NodeTable::new(),
             backwards: None,
         }
     }
@@ -73,10 +71,9 @@ impl<M, O: IssuesIds> Judge<M, O> for IdJudge<O::Id> {
         let What::Observe(o) = &e.what else { return };
         let Some(id) = o.issued_id() else { return };
         let t_ns = e.t_ns;
-        self.issued.get_mut(e.node).push(Issue { id, index, t_ns });
-        let prev = self.last.get_mut(e.node);
+        let issued = self.issued.get_mut(e.node);
         if self.backwards.is_none()
-            && let Some(prev) = *prev
+            && let Some(&Issue { id: prev, .. }) = issued.last()
             && id <= prev
         {
             let node = e.node;
@@ -88,7 +85,7 @@ impl<M, O: IssuesIds> Judge<M, O> for IdJudge<O::Id> {
                 prev,
             });
         }
-        *prev = Some(id);
+        issued.push(Issue { id, index, t_ns });
     }
 
     fn verdicts(self, end: &RunEnd) -> Vec<Verdict> {
@@ -147,12 +144,18 @@ fn first_repeat<I: Ord + Copy>(issued: NodeTable<Vec<Issue<I>>>) -> (usize, Opti
     let mut heads: BinaryHeap<_> = runs.iter().enumerate().map(|(r, (_, ids))| key(&ids[0], r)).collect();
     let mut next = vec![0; runs.len()];
     let (mut prev, mut first): (Option<Placed<I>>, Option<Repeat<I>>) = (None, None);
-    while let Some(Reverse((_, _, r))) = heads.pop() {
+    // The smallest head is replaced in place by its run's next issue (one sift down), not
+    // popped and pushed (two sifts): the merge takes one step per issued ID.
+    while let Some(mut head) = heads.peek_mut() {
+        let Reverse((_, _, r)) = *head;
         let (node, ids) = &runs[r];
         let here = (ids[next[r]], *node);
         next[r] += 1;
-        if let Some(i) = ids.get(next[r]) {
-            heads.push(key(i, r));
+        match ids.get(next[r]) {
+            Some(i) => *head = key(i, r),
+            None => {
+                PeekMut::pop(head);
+            }
         }
         if let Some(before) = prev
             && before.0.id == here.0.id

@@ -8,6 +8,9 @@ pub mod order;
 
 use std::fmt;
 
+use locksim_sim::pieces::Piece;
+use locksim_sim::push;
+
 pub use check::{ID_INVARIANTS, ID_MONOTONIC, IdJudge, UNIQUE_IDS};
 pub use order::{ID_GLOBAL_ORDER, ORDERED_ID_INVARIANTS, OrderedIdJudge};
 
@@ -30,5 +33,60 @@ pub struct HexId(pub u64);
 impl fmt::Display for HexId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:#x}", self.0)
+    }
+}
+
+/// [`Display`](fmt::Display)'s `0x…` (no leading zeros), a digit at a time from the top: a
+/// Snowflake run's trace writes one per issued ID, and the formatter's `{:#x}` (its
+/// `pad_integral`, prefix and padding checks) cost several times the digits — as did spelling
+/// them into a buffer and checking it as UTF-8 before copying it.
+impl Piece for HexId {
+    fn push_to(&self, out: &mut String) {
+        let n = self.0;
+        let digits = (u64::BITS - (n | 1).leading_zeros()).div_ceil(4);
+        out.push_str("0x");
+        for i in (0..digits).rev() {
+            out.push(char::from(b"0123456789abcdef"[(n >> (4 * i) & 0xf) as usize]));
+        }
+    }
+}
+
+/// `n` requests, in words: how the ID generators' timelines count the requests a refusal or a
+/// wait holds.
+pub struct Requests(pub u64);
+
+impl Piece for Requests {
+    fn push_to(&self, out: &mut String) {
+        match self.0 {
+            1 => out.push_str("1 request"),
+            n => push!(out, n, " requests"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hex_id_is_spelled_as_the_formatter_spells_it() {
+        for n in [
+            0,
+            1,
+            9,
+            10,
+            15,
+            16,
+            0xabc,
+            0x2800000,
+            i64::MAX as u64,
+            1 << 63,
+            u64::MAX,
+        ] {
+            let mut text = String::from("ID ");
+            HexId(n).push_to(&mut text);
+            assert_eq!(text, format!("ID {n:#x}"));
+            assert_eq!(HexId(n).to_string(), format!("{n:#x}"));
+        }
     }
 }

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use locksim_sim::pieces::Piece;
+use locksim_sim::push;
 use serde::Serialize;
 
 /// The IDs `(from_exclusive, to]`: what one allocation hands out when it moves a business's
@@ -26,6 +28,14 @@ impl Segment {
 impl fmt::Display for Segment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "({}, {}]", self.from_exclusive, self.to)
+    }
+}
+
+/// [`Display`](fmt::Display)'s `(from, to]` appended piece by piece: a segment's facts name it
+/// in their timeline text.
+impl Piece for Segment {
+    fn push_to(&self, out: &mut String) {
+        push!(out, "(", self.from_exclusive, ", ", self.to, "]");
     }
 }
 

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use locksim_sim::{Names, NodeId, Observation, Salience};
+use locksim_sim::{Members, Names, NodeId, Observation, Salience};
 
 use super::buffer::Segment;
 use crate::ids::IssuesIds;
@@ -107,10 +107,6 @@ impl IssuesIds for SegObs {
     }
 }
 
-fn maybe(s: Option<Segment>) -> String {
-    s.map_or("nothing".into(), |s| format!("{s} ({} IDs)", s.ids()))
-}
-
 impl Observation for SegObs {
     fn kind(&self) -> &'static str {
         match self {
@@ -151,60 +147,22 @@ impl Observation for SegObs {
     }
 
     fn describe(&self, names: &Names) -> String {
-        match self {
-            SegObs::IdIssued {
-                id,
-                starts: Some(s),
-                resumed,
-            } => {
-                let again = if *resumed {
-                    " — RESUMED from disk after the crash: its IDs are issued AGAIN"
-                } else {
-                    ""
-                };
-                format!("issues ID {id}, the first of segment {s}{again}")
-            }
-            SegObs::IdIssued { id, .. } => format!("issues ID {id}"),
-            SegObs::SegmentRequested { prefetch: true } => {
-                "asks for the next segment (prefetch: the current one is partly used)".into()
-            }
-            SegObs::SegmentRequested { prefetch: false } => "asks for a segment".into(),
-            SegObs::MaxRead { max } => format!("read max_id {max}; will write max_id + step back"),
-            SegObs::SegmentReceived { segment } => format!("received segment {segment}"),
-            SegObs::Starved { requests } => {
-                format!("no ID left in its segments: {requests} request(s) WAIT for the allocator")
-            }
-            SegObs::IdsAbandoned { rest, prefetched } => format!(
-                "crashes: IDs {} of its segment and {} prefetched will never be issued — a gap, as Leaf accepts",
-                maybe(*rest),
-                maybe(*prefetched)
-            ),
-            SegObs::ProcessRestarted { resumed: None } => "restarts with no segment: it will ask for a new one".into(),
-            SegObs::ProcessRestarted { resumed: Some(s) } => {
-                format!("restarts and RESUMES segment {s} from its disk, to leave no gap")
-            }
-            SegObs::SegmentGranted { to, segment } => {
-                format!(
-                    "max_id {} -> {}: segment {segment} to {}",
-                    segment.from_exclusive,
-                    segment.to,
-                    names.of(*to)
-                )
-            }
-            SegObs::MaxReadBy { by, max } => format!("{} reads max_id {max}", names.of(*by)),
-            SegObs::MaxWrittenBy { by, max, was } => {
-                let lost = if max <= was {
-                    " — LOST UPDATE: not above what it was"
-                } else {
-                    ""
-                };
-                format!("{} writes max_id {max} over {was}{lost}", names.of(*by))
-            }
-            SegObs::Replicated { max } => format!("replicated max_id {max}"),
-            SegObs::PromotedWith { max } => {
-                format!("PROMOTED to allocator with max_id {max}, what replication had brought it")
-            }
-            SegObs::SteppedDown { max } => format!("steps down (its max_id was {max}): allocates no more"),
-        }
+        let mut line = String::new();
+        describe::write_line(self, names, &mut line);
+        line
+    }
+
+    fn describe_into(&self, names: &Names, out: &mut String) {
+        describe::write_line(self, names, out);
+    }
+
+    fn write_members(&self, m: &mut Members<'_>) -> bool {
+        members::write(self, m);
+        true
     }
 }
+
+mod describe;
+mod members;
+#[cfg(test)]
+mod tests;

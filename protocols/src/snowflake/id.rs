@@ -6,7 +6,11 @@
 
 use std::fmt;
 
+use locksim_sim::pieces::Piece;
+use locksim_sim::push;
 use serde::Serialize;
+
+use crate::ids::HexId;
 
 pub const TIMESTAMP_BITS: u32 = 41;
 pub const NODE_BITS: u32 = 10;
@@ -61,6 +65,24 @@ impl fmt::Display for SnowflakeId {
             self.node,
             self.seq
         )
+    }
+}
+
+/// [`Display`](fmt::Display)'s text appended piece by piece: an issued ID's timeline line
+/// (half a Snowflake run's trace lines) has one.
+impl Piece for SnowflakeId {
+    fn push_to(&self, out: &mut String) {
+        push!(
+            out,
+            HexId(self.encode()),
+            " (ms ",
+            self.ms,
+            ", node ",
+            self.node,
+            ", seq ",
+            self.seq,
+            ")"
+        );
     }
 }
 
@@ -154,5 +176,27 @@ mod tests {
             seq: 0,
         };
         assert_eq!(id.to_string(), "0x2800000 (ms 10, node 0, seq 0)");
+    }
+
+    /// A timeline line takes an ID piece by piece: the same text.
+    #[test]
+    fn the_piece_is_the_displayed_text() {
+        for id in [
+            SnowflakeId { ms: 0, node: 0, seq: 0 },
+            SnowflakeId {
+                ms: MAX_MS,
+                node: NODE_IDS - 1,
+                seq: SEQUENCES_PER_MS - 1,
+            },
+            SnowflakeId {
+                ms: 1_288_834_974_657,
+                node: 3,
+                seq: 7,
+            },
+        ] {
+            let mut text = String::from("ID ");
+            id.push_to(&mut text);
+            assert_eq!(text, format!("ID {id}"));
+        }
     }
 }

@@ -10,10 +10,8 @@
 
 use serde::Serialize;
 
-use locksim_sim::time::fmt_signed_secs;
-use locksim_sim::{Names, NodeId, Observation, Salience};
+use locksim_sim::{Members, Names, NodeId, Observation, Salience};
 
-use super::id::SnowflakeId;
 use crate::ids::{HexId, IssuesIds};
 
 /// Why a generator could not issue an ID.
@@ -142,67 +140,6 @@ pub const GENERATOR_EVENTS: &[&str] = &[
 ];
 pub const LEASE_SERVER_EVENTS: &[&str] = &["node_id_granted", "node_id_expired"];
 
-/// A duration on a generator's clock, to the microsecond: waits are often below 1 ms.
-fn fmt_wait(ns: u64) -> String {
-    let us = ns / 1_000;
-    if us.is_multiple_of(1_000) {
-        format!("{} ms", us / 1_000)
-    } else {
-        format!("{}.{:03} ms", us / 1_000, us % 1_000)
-    }
-}
-
-fn requests(n: u64) -> String {
-    if n == 1 {
-        "1 request".into()
-    } else {
-        format!("{n} requests")
-    }
-}
-
-/// What the timeline adds after an issued ID: why this one is worth a look, if it is.
-fn issue_note(note: &IssueNote, ms: u64, node_id: u16) -> String {
-    match note {
-        IssueNote::Plain => String::new(),
-        IssueNote::First => " — its first".into(),
-        IssueNote::AfterWait => " — the first after waiting".into(),
-        IssueNote::AfterRefusing => " — the first since it refused".into(),
-        IssueNote::WithNewNodeId => format!(" — the first with node ID {node_id}"),
-        IssueNote::LastOfMs => format!(" — the 4096th in ms {ms}: its sequence is used up"),
-        IssueNote::Wrapped => format!(" — request 4097 of ms {ms}: the sequence WRAPPED to 0"),
-        IssueNote::Behind { last_ms } => format!(
-            " — its clock is {} ms behind its last ID's ms {last_ms}: rollback IGNORED",
-            last_ms - ms
-        ),
-    }
-}
-
-/// What a blocked generator waits for before it can issue again.
-fn waits_for(why: &Blocked) -> String {
-    match why {
-        Blocked::SequenceExhausted { ms } | Blocked::SequenceUnknown { ms } => format!("ms {}", ms + 1),
-        Blocked::ClockBehind { last_ms, .. } => format!("its clock to reach ms {last_ms}"),
-        _ => "its clock".into(),
-    }
-}
-
-fn blocked(why: &Blocked) -> String {
-    match why {
-        Blocked::ClockBehind { now_ms, last_ms } => format!(
-            "its wall clock reads ms {now_ms}, {} ms behind its last ID's ms {last_ms} (clock rollback)",
-            last_ms - now_ms
-        ),
-        Blocked::SequenceExhausted { ms } => {
-            format!("all 4096 sequence numbers of ms {ms} are used")
-        }
-        Blocked::SequenceUnknown { ms } => {
-            format!("ms {ms} is its last ID's, read back from disk without its sequence numbers")
-        }
-        Blocked::BeforeEpoch { wall_ms } => format!("its wall clock reads {wall_ms} ms, before the epoch"),
-        Blocked::PastMaxMs { ms } => format!("ms {ms} does not fit in the 41-bit timestamp"),
-    }
-}
-
 impl IssuesIds for IdObs {
     type Id = HexId;
 
@@ -254,94 +191,22 @@ impl Observation for IdObs {
     }
 
     fn describe(&self, names: &Names) -> String {
-        match self {
-            IdObs::IdIssued {
-                ms, node_id, seq, note, ..
-            } => {
-                let id = SnowflakeId {
-                    ms: *ms,
-                    node: *node_id,
-                    seq: *seq,
-                };
-                let why = issue_note(note, *ms, *node_id);
-                format!("issues ID {id}{why}")
-            }
-            IdObs::IdRefused { why, requests: n } => {
-                format!("REFUSES {}: {}", requests(*n), blocked(why))
-            }
-            IdObs::IdWaiting {
-                why,
-                wait_ns,
-                requests: n,
-            } => {
-                let until = waits_for(why);
-                format!(
-                    "{}: WAITS {} for {until} ({} waiting)",
-                    blocked(why),
-                    fmt_wait(*wait_ns),
-                    requests(*n)
-                )
-            }
-            IdObs::GeneratorRestarted {
-                last_ms: Some(ms),
-                persisted: true,
-            } => format!("restarts; reads its last ID's ms {ms} back from disk"),
-            IdObs::GeneratorRestarted { persisted: true, .. } => "restarts; had issued nothing before the crash".into(),
-            IdObs::GeneratorRestarted { persisted: false, .. } => {
-                "restarts with its last ID's ms FORGOTTEN (not persisted)".into()
-            }
-            IdObs::NodeIdLeased {
-                node_id,
-                deadline_mono_ns,
-            } => format!(
-                "leased node ID {node_id} (deadline mono {})",
-                fmt_signed_secs(*deadline_mono_ns as i64)
-            ),
-            IdObs::NodeIdWaiting { pool } => {
-                format!("no free node ID (all {pool} leased): waits for one, takes no requests")
-            }
-            IdObs::NodeIdRenewed {
-                node_id,
-                deadline_mono_ns,
-            } => format!(
-                "renewed node ID {node_id} (deadline mono {})",
-                fmt_signed_secs(*deadline_mono_ns as i64)
-            ),
-            IdObs::NodeIdLost { node_id, why, dropped } => {
-                let why = match why {
-                    LostWhy::DeadlinePassed { by_ns } => format!(
-                        "its lease deadline passed {} ago on its monotonic clock",
-                        fmt_signed_secs(*by_ns as i64)
-                    ),
-                    LostWhy::ServerSaysGone => "server-0 says the lease is not its own".into(),
-                };
-                format!(
-                    "NODE ID {node_id} LOST: {why}; stops issuing ({} dropped)",
-                    requests(*dropped)
-                )
-            }
-            IdObs::NodeIdGranted {
-                node_id,
-                to,
-                expires_mono_ns,
-                previous,
-            } => {
-                let reused = match previous {
-                    Some(p) => format!(" — REUSED: it was {}'s, whose lease expired", names.of(*p)),
-                    None => String::new(),
-                };
-                format!(
-                    "node ID {node_id} leased to {} until mono {}{reused}",
-                    names.of(*to),
-                    fmt_signed_secs(*expires_mono_ns as i64)
-                )
-            }
-            IdObs::NodeIdExpired { node_id, holder } => {
-                format!("node ID {node_id}'s lease ({}) EXPIRED", names.of(*holder))
-            }
-        }
+        let mut line = String::new();
+        describe::write_line(self, names, &mut line);
+        line
+    }
+
+    fn describe_into(&self, names: &Names, out: &mut String) {
+        describe::write_line(self, names, out);
+    }
+
+    fn write_members(&self, m: &mut Members<'_>) -> bool {
+        members::write(self, m);
+        true
     }
 }
 
+mod describe;
+mod members;
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use locksim_sim::{Names, Observation, Salience};
+use locksim_sim::{Members, Names, Observation, Salience};
 
 use super::uuid::Uuid;
 use crate::ids::IssuesIds;
@@ -82,44 +82,6 @@ impl IssuesIds for UuidObs {
     }
 }
 
-fn requests(n: u64) -> String {
-    if n == 1 {
-        "1 request".into()
-    } else {
-        format!("{n} requests")
-    }
-}
-
-fn blocked(why: &Blocked) -> String {
-    match why {
-        Blocked::ClockBehind { now_ms, last_ms } => format!(
-            "its wall clock reads Unix ms {now_ms}, {} ms behind its last UUID's ms {last_ms}",
-            last_ms - now_ms
-        ),
-        Blocked::CounterExhausted { ms } => format!("its counter has no value left in ms {ms}"),
-        Blocked::BeforeUnixEpoch { wall_ms } => format!("its wall clock reads {wall_ms} ms, before 1970"),
-    }
-}
-
-fn note(note: &IssueNote, ms: u64) -> String {
-    match note {
-        IssueNote::Plain => String::new(),
-        IssueNote::First => " — its first".into(),
-        IssueNote::AfterWait => " — the first after waiting".into(),
-        IssueNote::KeptTimestamp { clock_ms } => {
-            format!(" — its clock reads ms {clock_ms}: KEEPS ms {ms} and counts on")
-        }
-        IssueNote::Advanced { clock_ms } => {
-            format!(" — counter used up: timestamp ADVANCED to ms {ms}, clock at ms {clock_ms}")
-        }
-        IssueNote::Wrapped => format!(" — counter used up: WRAPPED to 0 within ms {ms}"),
-        IssueNote::Behind { last_ms } => format!(
-            " — its clock is {} ms behind its last UUID's ms {last_ms}: step back IGNORED",
-            last_ms - ms
-        ),
-    }
-}
-
 impl Observation for UuidObs {
     fn kind(&self) -> &'static str {
         match self {
@@ -144,86 +106,23 @@ impl Observation for UuidObs {
         }
     }
 
-    fn describe(&self, _names: &Names) -> String {
-        match self {
-            UuidObs::IdIssued {
-                uuid,
-                ms,
-                counter,
-                note: n,
-            } => {
-                let counter = counter.map(|c| format!(", counter {c}")).unwrap_or_default();
-                format!("issues UUID {uuid} (ms {ms}{counter}){}", note(n, *ms))
-            }
-            UuidObs::IdRefused { why, requests: n } => format!("REFUSES {}: {}", requests(*n), blocked(why)),
-            UuidObs::IdWaiting {
-                why,
-                wait_ns,
-                requests: n,
-            } => format!(
-                "{}: WAITS {}.{:03} ms ({} waiting)",
-                blocked(why),
-                wait_ns / 1_000_000,
-                wait_ns / 1_000 % 1_000,
-                requests(*n)
-            ),
-            UuidObs::GeneratorRestarted => "restarts with its last ms and counter FORGOTTEN (in memory only)".into(),
-        }
+    fn describe(&self, _: &Names) -> String {
+        let mut line = String::new();
+        describe::write_line(self, &mut line);
+        line
+    }
+
+    fn describe_into(&self, _: &Names, out: &mut String) {
+        describe::write_line(self, out);
+    }
+
+    fn write_members(&self, m: &mut Members<'_>) -> bool {
+        members::write(self, m);
+        true
     }
 }
 
+mod describe;
+mod members;
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_id_issued_carries_a_uuid_and_plain_ones_are_chatter() {
-        let plain = UuidObs::IdIssued {
-            uuid: Uuid::v7(5, 1),
-            ms: 5,
-            counter: Some(1),
-            note: IssueNote::Plain,
-        };
-        assert_eq!(plain.issued_id(), Some(Uuid::v7(5, 1)));
-        assert_eq!(plain.salience(), Salience::Chatter);
-        let wrapped = UuidObs::IdIssued {
-            uuid: Uuid::v7(5, 0),
-            ms: 5,
-            counter: Some(0),
-            note: IssueNote::Wrapped,
-        };
-        assert_eq!(wrapped.salience(), Salience::Salient);
-        let names = Names::new(vec!["client-0".into()]);
-        assert_eq!(
-            wrapped.describe(&names),
-            "issues UUID 00000000-0005-7000-8000-000000000000 (ms 5, counter 0) — counter used up: WRAPPED to 0 within ms 5"
-        );
-        let waiting = UuidObs::IdWaiting {
-            why: Blocked::ClockBehind {
-                now_ms: 495,
-                last_ms: 499,
-            },
-            wait_ns: 4_000_000,
-            requests: 1,
-        };
-        assert_eq!(waiting.issued_id(), None);
-        assert_eq!(
-            waiting.describe(&names),
-            "its wall clock reads Unix ms 495, 4 ms behind its last UUID's ms 499: WAITS 4.000 ms (1 request waiting)"
-        );
-    }
-
-    #[test]
-    fn a_trace_line_carries_the_uuid_as_its_canonical_text() {
-        let o = UuidObs::IdIssued {
-            uuid: Uuid::v7(1, 2),
-            ms: 1,
-            counter: None,
-            note: IssueNote::First,
-        };
-        assert_eq!(
-            serde_json::to_string(&o).unwrap(),
-            r#"{"event":"id_issued","uuid":"00000000-0001-7000-8000-000000000002","ms":1,"counter":null,"note":{"kind":"first"}}"#
-        );
-    }
-}
+mod tests;

@@ -1,5 +1,6 @@
 //! What Snowflake's observations say, and which of them are chatter.
 
+use super::super::id::{MAX_MS, NODE_IDS, SEQUENCES_PER_MS, SnowflakeId};
 use super::*;
 
 #[test]
@@ -95,4 +96,129 @@ fn every_kind_is_listed_for_after() {
         "all 4096 sequence numbers of ms 10 are used: WAITS 0.500 ms for ms 11 (904 requests waiting)"
     );
     assert!(server[0].describe(&names).contains("REUSED: it was client-0's"));
+}
+
+/// Snowflake facts write their own trace members (`members.rs`): byte for byte what the serde
+/// path writes, for every fact.
+#[test]
+fn every_fact_writes_the_members_serde_writes() {
+    use locksim_sim::trace::{LineWriter, erase_event};
+    use locksim_sim::{Event, What};
+
+    let facts = every_fact();
+    let kinds: std::collections::BTreeSet<&str> = facts.iter().map(Observation::kind).collect();
+    let all = [GENERATOR_EVENTS, LEASE_SERVER_EVENTS].concat().into_iter().collect();
+    assert_eq!(kinds, all, "every fact");
+    let names = Names::new(vec!["client-0".into(), "client-1".into()]);
+    let mut lines = LineWriter::default();
+    for (index, fact) in facts.into_iter().enumerate() {
+        let e: Event<&str, IdObs> = Event {
+            t_ns: 1,
+            node: NodeId(0),
+            wall_ns: 2,
+            mono_ns: 3,
+            what: What::Observe(fact),
+        };
+        assert_eq!(lines.write(&names, index, &e).0, erase_event(&names, index, &e).json);
+    }
+}
+
+/// Snowflake facts write their timeline texts piece by piece (`describe.rs`): the texts they
+/// had through `format!`, kept in `texts.txt` (one per fact of [`every_fact`], in order), and
+/// the same text when a trace line takes it in place.
+#[test]
+fn every_fact_reads_as_it_did_through_format() {
+    let names = Names::new(vec!["client-0".into(), "client-1".into()]);
+    let texts: Vec<&str> = include_str!("texts.txt").lines().collect();
+    let facts = every_fact();
+    assert_eq!(facts.len(), texts.len());
+    for (fact, text) in facts.iter().zip(texts) {
+        assert_eq!(fact.describe(&names), text, "{fact:?}");
+        let mut line = String::from("{\"text\":\"");
+        fact.describe_into(&names, &mut line);
+        assert_eq!(line, format!("{{\"text\":\"{text}"));
+    }
+}
+
+/// One fact of every kind, with every note, reason and cause, and the values whose spelling
+/// differs (zero, one, the largest, negative, under a millisecond).
+fn every_fact() -> Vec<IdObs> {
+    let id = |ms, node_id, seq, note| IdObs::IdIssued {
+        id: SnowflakeId { ms, node: node_id, seq }.encode(),
+        ms,
+        node_id,
+        seq,
+        note,
+    };
+    let mut facts = vec![
+        id(0, 0, 0, IssueNote::Plain),
+        id(MAX_MS, NODE_IDS - 1, SEQUENCES_PER_MS - 1, IssueNote::Plain),
+        id(1_288_834_974_657, 3, 7, IssueNote::First),
+        id(10, 0, 0, IssueNote::AfterWait),
+        id(11, 1, 2, IssueNote::AfterRefusing),
+        id(12, 5, 0, IssueNote::WithNewNodeId),
+        id(13, 2, 4095, IssueNote::LastOfMs),
+        id(14, 2, 0, IssueNote::Wrapped),
+        id(990, 9, 1, IssueNote::Behind { last_ms: 999 }),
+        id(999, 0, 0xabc, IssueNote::Behind { last_ms: 999 }),
+    ];
+    let blocked = [
+        Blocked::ClockBehind {
+            now_ms: 995,
+            last_ms: 999,
+        },
+        Blocked::SequenceExhausted { ms: 10 },
+        Blocked::SequenceUnknown { ms: 0 },
+        Blocked::BeforeEpoch { wall_ms: -3 },
+        Blocked::BeforeEpoch { wall_ms: i64::MIN },
+        Blocked::PastMaxMs { ms: u64::MAX },
+    ];
+    let waits = [0, 999, 500_000, 3_000_000, 1_234_567_890, u64::MAX];
+    for ((why, wait_ns), n) in blocked.into_iter().zip(waits).zip([0, 1, 2, 904, u64::MAX, 1]) {
+        facts.push(IdObs::IdRefused { why, requests: n });
+        facts.push(IdObs::IdWaiting {
+            why,
+            wait_ns,
+            requests: n,
+        });
+    }
+    for (last_ms, persisted) in [(Some(41), true), (None, true), (None, false), (Some(u64::MAX), false)] {
+        facts.push(IdObs::GeneratorRestarted { last_ms, persisted });
+    }
+    for (node_id, deadline_mono_ns) in [(0, 0), (1, 2_500_000_000), (NODE_IDS - 1, u64::MAX), (7, 1 << 63)] {
+        facts.push(IdObs::NodeIdLeased {
+            node_id,
+            deadline_mono_ns,
+        });
+        facts.push(IdObs::NodeIdRenewed {
+            node_id,
+            deadline_mono_ns,
+        });
+    }
+    facts.push(IdObs::NodeIdWaiting { pool: 2 });
+    facts.push(IdObs::NodeIdWaiting { pool: u16::MAX });
+    for (why, dropped) in [
+        (LostWhy::ServerSaysGone, 0),
+        (LostWhy::DeadlinePassed { by_ns: 1 }, 1),
+        (LostWhy::DeadlinePassed { by_ns: 1_500_000_000 }, 17),
+    ] {
+        facts.push(IdObs::NodeIdLost {
+            node_id: 3,
+            why,
+            dropped,
+        });
+    }
+    for previous in [None, Some(NodeId(1))] {
+        facts.push(IdObs::NodeIdGranted {
+            node_id: 4,
+            to: NodeId(0),
+            expires_mono_ns: 9_000_000_001,
+            previous,
+        });
+    }
+    facts.push(IdObs::NodeIdExpired {
+        node_id: 1023,
+        holder: NodeId(1),
+    });
+    facts
 }
