@@ -45,10 +45,11 @@ impl<N: Node> World<N> {
             Life::Paused { .. } => slot.pending.push(due),
             Life::Running => {
                 slot.started = true;
+                let readings = self.readings(node);
                 if self.level == Level::Full {
-                    self.push_event(rec, node, What::Start);
+                    self.record(rec, node, readings, What::Start);
                 }
-                self.step(rec, node, Input::Start);
+                self.step(rec, node, Input::Start, readings);
             }
         }
     }
@@ -77,15 +78,16 @@ impl<N: Node> World<N> {
             });
         } else {
             self.stats.delivered += 1;
+            let readings = self.readings(to);
             if self.level == Level::Full {
                 let what = What::Deliver {
                     from,
                     msg_id,
                     msg: msg.clone(),
                 };
-                self.push_event(rec, to, what);
+                self.record(rec, to, readings, what);
             }
-            self.step(rec, to, Input::Msg(from, msg));
+            self.step(rec, to, Input::Msg(from, msg), readings);
         }
     }
 
@@ -122,15 +124,22 @@ impl<N: Node> World<N> {
         later: Due<N::Msg>,
     ) {
         match self.slots[node.index()].life {
-            Life::Running => self.step(rec, node, input),
+            Life::Running => self.step(rec, node, input, self.readings(node)),
             Life::Paused { .. } => self.slots[node.index()].pending.push(later),
             Life::Crashed => {}
         }
     }
 
-    /// Runs one handler of `node` and applies what it asked for.
-    pub(super) fn step(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, node: NodeId, input: Input<N::Msg>) {
-        let readings = self.readings(node);
+    /// Runs one handler of `node`, its clocks reading `readings` (taken once by the caller,
+    /// which stamps the event that triggers the step with them too), and applies what it asked
+    /// for.
+    pub(super) fn step(
+        &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
+        node: NodeId,
+        input: Input<N::Msg>,
+        readings: (i64, u64),
+    ) {
         let mut out = std::mem::take(&mut self.out);
         let crash = matches!(input, Input::Crash);
         {
@@ -173,7 +182,7 @@ impl<N: Node> World<N> {
         let mut effects = effects.drain(..);
         while let Some(effect) = effects.next() {
             match effect {
-                Effect::Send { to, msg } => self.send(rec, node, to, msg),
+                Effect::Send { to, msg } => self.send(rec, node, to, msg, readings),
                 Effect::SetTimer { tag, after_ns } => self.set_timer(node, tag, readings.1 + after_ns),
                 Effect::CancelTimer { tag } => self.cancel_timer(node, tag),
                 Effect::Record(obs) => {
@@ -194,8 +203,16 @@ impl<N: Node> World<N> {
     }
 
     /// Puts a message on the network: the route decides whether, when and how often it
-    /// arrives; each copy is addressed to the receiver's incarnation now.
-    fn send(&mut self, rec: &mut impl Recorder<N::Msg, N::Obs>, from: NodeId, to: NodeId, msg: N::Msg) {
+    /// arrives; each copy is addressed to the receiver's incarnation now. Its events are stamped
+    /// with the sender's `readings`, those its step was given.
+    fn send(
+        &mut self,
+        rec: &mut impl Recorder<N::Msg, N::Obs>,
+        from: NodeId,
+        to: NodeId,
+        msg: N::Msg,
+        readings: (i64, u64),
+    ) {
         self.stats.sent += 1;
         self.next_msg_id += 1;
         let msg_id = self.next_msg_id;
@@ -208,12 +225,13 @@ impl<N: Node> World<N> {
                 msg_id,
                 msg: msg.clone(),
             };
-            self.push_event(rec, from, what);
+            self.record(rec, from, readings, what);
         }
         match route {
-            Route::Dropped(reason) => self.push_event(
+            Route::Dropped(reason) => self.record(
                 rec,
                 from,
+                readings,
                 What::Drop {
                     from,
                     to,

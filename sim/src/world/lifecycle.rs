@@ -105,7 +105,7 @@ impl<N: Node> World<N> {
                 self.drop_at_down_node(rec, from, to, msg_id, msg);
             }
         }
-        self.step(rec, node, Input::Crash);
+        self.step(rec, node, Input::Crash, self.readings(node));
         if let Some(after_ns) = restart_after_ns {
             self.queue.push(self.now_ns + after_ns, Due::Restart(node));
         }
@@ -121,7 +121,8 @@ impl<N: Node> World<N> {
         // Messages sent while it was down were addressed to no process: they must not reach
         // this one either.
         slot.incarnation += 1;
-        self.push_event(rec, node, What::Restart);
-        self.step(rec, node, Input::Start);
+        let readings = self.readings(node);
+        self.record(rec, node, readings, What::Restart);
+        self.step(rec, node, Input::Start, readings);
     }
 }

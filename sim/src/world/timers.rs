@@ -138,16 +138,20 @@ impl<N: Node> World<N> {
                 generation,
                 target_mono_ns,
             });
-        } else if self.clocks[node.index()].mono_at(self.now_ns) < target_mono_ns {
+            return;
+        }
+        // Read once: the check, the timer's event and its step all see the clocks now.
+        let readings = self.readings(node);
+        if readings.1 < target_mono_ns {
             let at_ns = self.clocks[node.index()].true_time_of_mono(target_mono_ns);
             debug_assert!(at_ns > self.now_ns, "a timer re-armed for the same instant would loop");
             self.arm(node, tag, at_ns, target_mono_ns, 0);
         } else {
             self.stats.timers += 1;
             if self.level == Level::Full {
-                self.push_event(rec, node, What::Timer { tag });
+                self.record(rec, node, readings, What::Timer { tag });
             }
-            self.step(rec, node, Input::Timer(tag));
+            self.step(rec, node, Input::Timer(tag), readings);
         }
     }
 }
