@@ -60,13 +60,20 @@ impl Liveness {
     }
 
     /// Every event, before anything else sees it: keeps the keys as the window closes, and
-    /// the last event inside it.
+    /// the last event inside it. Inlined, as every event asks; the copy of the keys, once a
+    /// window, is out of line.
+    #[inline(always)]
     pub fn passing(&mut self, at: At) {
         if at.t_ns <= self.deadline_ns {
             self.last_inside = at.index;
         } else if self.keys_at_deadline.is_none() {
-            self.keys_at_deadline = Some(self.keys.clone());
+            self.window_closed();
         }
+    }
+
+    #[inline(never)]
+    fn window_closed(&mut self) {
+        self.keys_at_deadline = Some(self.keys.clone());
     }
 
     pub fn fault<M, O>(&mut self, at: At, what: &What<M, O>, setup: &LockSetup) {

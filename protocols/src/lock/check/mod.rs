@@ -142,6 +142,14 @@ impl LockJudge {
         }
     }
 
+    /// An observation: a lock fact is sorted to its checkers.
+    #[inline(never)]
+    fn observe<O: AsLock>(&mut self, at: At, o: &O, clocks: &[ClockTrack]) {
+        if let Some(obs) = o.as_lock() {
+            self.fact(at, obs, clocks);
+        }
+    }
+
     /// A holding began, went on or ended.
     #[inline(never)]
     fn holding(&mut self, at: At, obs: &LockObs, clocks: &[ClockTrack]) {
@@ -156,6 +164,14 @@ impl LockJudge {
         self.liveness.fact(at, obs);
     }
 
+    /// A fault struck, or ended.
+    #[inline(never)]
+    fn fault<M, O>(&mut self, at: At, what: &What<M, O>, clocks: &[ClockTrack]) {
+        self.mutual_exclusion.fault(at, what, clocks);
+        self.stale_write.fault(at, what);
+        self.liveness.fault(at, what, &self.setup);
+    }
+
     /// The resource applied a write.
     #[inline(never)]
     fn write(&mut self, at: At, obs: &LockObs) {
@@ -166,7 +182,10 @@ impl LockJudge {
 }
 
 impl<M, O: AsLock> Judge<M, O> for LockJudge {
-    #[inline]
+    /// Inlined into the recorder, and so where the world records: a message or a timer (most of
+    /// a run's events) then costs a few compares in place, no call; what reads more is out of
+    /// line.
+    #[inline(always)]
     fn see(&mut self, index: usize, e: &Event<M, O>, clocks: &[ClockTrack]) {
         let at = At {
             index,
@@ -178,18 +197,10 @@ impl<M, O: AsLock> Judge<M, O> for LockJudge {
         self.stale_write.settle_before(e.t_ns, clocks, &self.setup);
         self.liveness.passing(at);
         match &e.what {
-            What::Observe(o) => {
-                if let Some(obs) = o.as_lock() {
-                    self.fact(at, obs, clocks);
-                }
-            }
+            What::Observe(o) => self.observe(at, o, clocks),
             // Messages and timers: no checker reads them (most of a run's events).
             What::Start | What::Send { .. } | What::Deliver { .. } | What::Drop { .. } | What::Timer { .. } => {}
-            what => {
-                self.mutual_exclusion.fault(at, what, clocks);
-                self.stale_write.fault(at, what);
-                self.liveness.fault(at, what, &self.setup);
-            }
+            what => self.fault(at, what, clocks),
         }
     }
 

@@ -146,7 +146,9 @@ impl StaleWrite {
         self.pending_servers.extend(setup.servers.iter().map(|&s| nodes.get(s)));
     }
 
-    /// Judges the writes of an instant before `t_ns`.
+    /// Judges the writes of an instant before `t_ns`. Inlined, as every event asks; the
+    /// judging itself is out of line.
+    #[inline(always)]
     pub fn settle_before(&mut self, t_ns: u64, clocks: &[ClockTrack], setup: &LockSetup) {
         if !self.pending.is_empty() && t_ns > self.pending_ns {
             self.settle(clocks, setup);
@@ -154,6 +156,7 @@ impl StaleWrite {
     }
 
     /// Judges the pending writes, in event order, against the servers as each found them.
+    #[inline(never)]
     pub fn settle(&mut self, clocks: &[ClockTrack], setup: &LockSetup) {
         let per_write = setup.servers.len();
         for (i, write) in self.pending.iter().enumerate() {
