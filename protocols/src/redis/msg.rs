@@ -11,8 +11,9 @@ use super::store::Entry;
 use crate::lock::resource::{ResourceOp, ResourceReply};
 
 /// A request carries the sender's request id; the reply echoes it, so late replies to
-/// abandoned requests are recognised and ignored.
-#[derive(Clone, Debug)]
+/// abandoned requests are recognised and ignored. `Copy`: every part is a plain value, and the
+/// engine clones each message into its send and delivery events (a copy rather than a match).
+#[derive(Copy, Clone, Debug)]
 pub enum Msg {
     Redis {
         req: u64,
