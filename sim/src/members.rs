@@ -138,6 +138,22 @@ impl<'a> Members<'a> {
         self.out.push('"');
     }
 
+    /// A value whose JSON text is a constant the model spells with `concat!` (an internally
+    /// tagged enum's unit variant, `{"kind":"plain"}`), copied in one piece: through
+    /// [`Members::object`] and a [`Members::tag`] in it, such a value cost ~150 instructions,
+    /// most of them turning the first member's comma into the object's `{`
+    /// (`String::replace_range`). Debug builds check it is one JSON value; the model's tests
+    /// compare its bytes with serde's.
+    #[inline(always)]
+    pub fn json(&mut self, key: impl Into<MemberKey>, text: &'static str) {
+        debug_assert!(
+            serde_json::from_str::<serde_json::Value>(text).is_ok(),
+            "a JSON value: {text:?}"
+        );
+        self.key(key);
+        self.out.push_str(text);
+    }
+
     #[inline(always)]
     pub fn null(&mut self, key: impl Into<MemberKey>) {
         self.key(key);
