@@ -7,6 +7,8 @@
 
 use locksim_sim::{Members, NodeId, Observation, member_key};
 
+use crate::ids::SmallUint;
+
 use super::{Blocked, IdObs, IssueNote, LostWhy};
 
 pub(super) fn write(obs: &IdObs, m: &mut Members<'_>) {
@@ -23,9 +25,9 @@ pub(super) fn write(obs: &IdObs, m: &mut Members<'_>) {
             event(m);
             m.uint(member_key!("id"), id);
             m.uint(member_key!("ms"), ms);
-            m.uint(member_key!("node_id"), u64::from(node_id));
+            m.digits(member_key!("node_id"), &SmallUint(node_id));
             write_note(note, m);
-            m.uint(member_key!("seq"), u64::from(seq));
+            m.digits(member_key!("seq"), &SmallUint(seq));
         }
         IdObs::IdRefused { why, requests } => {
             event(m);
