@@ -10,7 +10,7 @@ use locksim_sim::pieces::Piece;
 use locksim_sim::push;
 use serde::Serialize;
 
-use crate::ids::HexId;
+use crate::ids::{HexId, SmallUint};
 
 pub const TIMESTAMP_BITS: u32 = 41;
 pub const NODE_BITS: u32 = 10;
@@ -78,9 +78,9 @@ impl Piece for SnowflakeId {
             " (ms ",
             self.ms,
             ", node ",
-            self.node,
+            SmallUint(self.node),
             ", seq ",
-            self.seq,
+            SmallUint(self.seq),
             ")"
         );
     }
