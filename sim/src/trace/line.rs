@@ -167,21 +167,26 @@ fn happening<'s, M: Message, O: Observation>(
     match what {
         What::Observe(o) => observation(w, kinds, o),
         What::Start => w.raw(kind!("start")),
+        // Three events in four: the constants between two values (a string's closing quote,
+        // the next key) go in as one piece, a capacity check and a copy each.
         What::Send { to, msg_id, msg } => {
-            w.raw(kind!("send"));
+            w.raw(concat!(kind!("send"), key_quote!("msg")));
             let text = sent.text(*msg_id, msg, true);
-            w.key_escaped(key_quote!("msg"), text);
-            msg_at = Some(text);
-            w.key_uint(key!("msg_id"), *msg_id);
+            w.raw(text);
+            w.raw(concat!("\"", key!("msg_id")));
+            w.uint(*msg_id);
             w.key_escaped(key_quote!("to"), name(to));
+            msg_at = Some(text);
         }
         What::Deliver { from, msg_id, msg } => {
-            w.raw(kind!("deliver"));
-            w.key_escaped(key_quote!("from"), name(from));
+            w.raw(concat!(kind!("deliver"), key_quote!("from")));
+            w.raw(name(from));
+            w.raw(concat!("\"", key_quote!("msg")));
             let text = sent.text(*msg_id, msg, false);
-            w.key_escaped(key_quote!("msg"), text);
+            w.raw(text);
+            w.raw(concat!("\"", key!("msg_id")));
+            w.uint(*msg_id);
             msg_at = Some(text);
-            w.key_uint(key!("msg_id"), *msg_id);
         }
         What::Drop {
             from,
