@@ -41,6 +41,13 @@ macro_rules! kind {
     };
 }
 
+/// `,"salience":"salience","text":"`: a line's salience and the opening of its text.
+macro_rules! salience_text {
+    ($salience:literal) => {
+        concat!(",\"salience\":\"", $salience, "\",\"text\":\"")
+    };
+}
+
 /// Writes trace lines, reusing its buffer from one line to the next. One writer serves one
 /// run's events, in order: a delivery or drop carries the message of the send with its
 /// `msg_id` (as the engine's do), whose text it reuses.
@@ -92,16 +99,16 @@ impl LineWriter {
         let mut w = Json(&mut self.buf, &mut self.scratch);
         let msg = happening(&mut w, names, &mut self.sent, &mut self.kinds, &e.what);
         let salience = salience(&e.what);
-        w.raw(match salience {
-            Salience::Chatter => ",\"salience\":\"chatter\",\"text\":\"",
-            Salience::Routine => ",\"salience\":\"routine\",\"text\":\"",
-            Salience::Salient => ",\"salience\":\"salient\",\"text\":\"",
-        });
         match msg {
             // A message's text ends with the message, escaped already for its `msg` field:
             // copied, not formatted twice.
             Some(msg) => message_text(&mut w, names, &e.what, msg),
             None => {
+                w.raw(match salience {
+                    Salience::Chatter => salience_text!("chatter"),
+                    Salience::Routine => salience_text!("routine"),
+                    Salience::Salient => salience_text!("salient"),
+                });
                 let start = w.0.len();
                 match &e.what {
                     // `write_text`'s line for an observation, written in place.
@@ -124,20 +131,21 @@ impl LineWriter {
 pub(super) const SEPARATOR: &str = ",\n";
 
 /// The timeline text of a message event (`write_text`'s, byte for byte), its message `msg`
-/// escaped already.
+/// escaped already. Its salience (a message event is chatter, [`salience`]) and the text's first words go in
+/// as one piece.
 fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: &str) {
     let name = |w: &mut Json<'_>, n: &NodeId| w.raw(names.json(*n));
     match what {
         What::Send { to, .. } => {
-            w.raw("-> ");
+            w.raw(concat!(salience_text!("chatter"), "-> "));
             name(w, to);
         }
         What::Deliver { from, .. } => {
-            w.raw("<- ");
+            w.raw(concat!(salience_text!("chatter"), "<- "));
             name(w, from);
         }
         What::Drop { from, to, reason, .. } => {
-            w.raw("message ");
+            w.raw(concat!(salience_text!("chatter"), "message "));
             name(w, from);
             w.raw(" -> ");
             name(w, to);
