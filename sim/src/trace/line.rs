@@ -131,8 +131,8 @@ impl LineWriter {
 pub(super) const SEPARATOR: &str = ",\n";
 
 /// The timeline text of a message event (`write_text`'s, byte for byte), its message `msg`
-/// escaped already. Its salience (a message event is chatter, [`salience`]) and the text's first words go in
-/// as one piece.
+/// escaped already; its salience (a message event is chatter, [`salience`]) goes in with the
+/// text's first words, one piece.
 fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: &str) {
     let name = |w: &mut Json<'_>, n: &NodeId| w.raw(names.json(*n));
     match what {
