@@ -4,9 +4,6 @@
 //! Keys come in the trace format's order (DESIGN section 6): the stamp, `kind` and the
 //! happening's fields (sorted, as the format has always written them), salience, text.
 
-use std::fmt::{self, Write};
-use std::ops::Range;
-
 use crate::history::{DropReason, Event, What};
 use crate::ids::{Names, NodeId};
 use crate::members::Members;
@@ -41,6 +38,13 @@ macro_rules! key_quote {
 macro_rules! kind {
     ($kind:literal) => {
         concat!(",\"kind\":\"", $kind, "\"")
+    };
+}
+
+/// `,"salience":"salience","text":"`: a line's salience and the opening of its text.
+macro_rules! salience_text {
+    ($salience:literal) => {
+        concat!(",\"salience\":\"", $salience, "\",\"text\":\"")
     };
 }
 
@@ -95,16 +99,16 @@ impl LineWriter {
         let mut w = Json(&mut self.buf, &mut self.scratch);
         let msg = happening(&mut w, names, &mut self.sent, &mut self.kinds, &e.what);
         let salience = salience(&e.what);
-        w.raw(match salience {
-            Salience::Chatter => ",\"salience\":\"chatter\",\"text\":\"",
-            Salience::Routine => ",\"salience\":\"routine\",\"text\":\"",
-            Salience::Salient => ",\"salience\":\"salient\",\"text\":\"",
-        });
         match msg {
-            // A message's text ends with the message, escaped already in its `msg` field:
+            // A message's text ends with the message, escaped already for its `msg` field:
             // copied, not formatted twice.
             Some(msg) => message_text(&mut w, names, &e.what, msg),
             None => {
+                w.raw(match salience {
+                    Salience::Chatter => salience_text!("chatter"),
+                    Salience::Routine => salience_text!("routine"),
+                    Salience::Salient => salience_text!("salient"),
+                });
                 let start = w.0.len();
                 match &e.what {
                     // `write_text`'s line for an observation, written in place.
@@ -126,21 +130,22 @@ impl LineWriter {
 /// to take with the line in one piece ([`super::Passing::separated`]).
 pub(super) const SEPARATOR: &str = ",\n";
 
-/// The timeline text of a message event (`write_text`'s, byte for byte), its message taken
-/// from the line where `msg` lies.
-fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: Range<usize>) {
+/// The timeline text of a message event (`write_text`'s, byte for byte), its message `msg`
+/// escaped already; its salience (a message event is chatter, [`salience`]) goes in with the
+/// text's first words, one piece.
+fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: &str) {
     let name = |w: &mut Json<'_>, n: &NodeId| w.raw(names.json(*n));
     match what {
         What::Send { to, .. } => {
-            w.raw("-> ");
+            w.raw(concat!(salience_text!("chatter"), "-> "));
             name(w, to);
         }
         What::Deliver { from, .. } => {
-            w.raw("<- ");
+            w.raw(concat!(salience_text!("chatter"), "<- "));
             name(w, from);
         }
         What::Drop { from, to, reason, .. } => {
-            w.raw("message ");
+            w.raw(concat!(salience_text!("chatter"), "message "));
             name(w, from);
             w.raw(" -> ");
             name(w, to);
@@ -153,36 +158,43 @@ fn message_text<M, O>(w: &mut Json<'_>, names: &Names, what: &What<M, O>, msg: R
         _ => unreachable!("only message events carry a message"),
     }
     w.raw(": ");
-    w.0.extend_from_within(msg);
+    w.raw(msg);
 }
 
-/// The `kind` and the fields of `what`, each preceded by a comma; for a message event, where
-/// its escaped message lies in the line. A send's message is kept in `sent` for its delivery.
-fn happening<M: Message, O: Observation>(
+/// The `kind` and the fields of `what`, each preceded by a comma; for a message event, its
+/// escaped message, kept in `sent` (a send's for its delivery).
+fn happening<'s, M: Message, O: Observation>(
     w: &mut Json<'_>,
     names: &Names,
-    sent: &mut Sent,
+    sent: &'s mut Sent,
     kinds: &mut PlainKinds,
     what: &What<M, O>,
-) -> Option<Range<usize>> {
+) -> Option<&'s str> {
     let name = |n: &NodeId| names.json(*n);
     let mut msg_at = None;
     match what {
         What::Observe(o) => observation(w, kinds, o),
         What::Start => w.raw(kind!("start")),
+        // Three events in four: the constants between two values (a string's closing quote,
+        // the next key) go in as one piece, a capacity check and a copy each.
         What::Send { to, msg_id, msg } => {
-            w.raw(kind!("send"));
-            let at = w.key_display(key_quote!("msg"), None, msg);
-            sent.keep(*msg_id, &w.0[at.clone()]);
-            msg_at = Some(at);
-            w.key_uint(key!("msg_id"), *msg_id);
+            w.raw(concat!(kind!("send"), key_quote!("msg")));
+            let text = sent.text(*msg_id, msg, true);
+            w.raw(text);
+            w.raw(concat!("\"", key!("msg_id")));
+            w.uint(*msg_id);
             w.key_escaped(key_quote!("to"), name(to));
+            msg_at = Some(text);
         }
         What::Deliver { from, msg_id, msg } => {
-            w.raw(kind!("deliver"));
-            w.key_escaped(key_quote!("from"), name(from));
-            msg_at = Some(w.key_display(key_quote!("msg"), sent.get(*msg_id), msg));
-            w.key_uint(key!("msg_id"), *msg_id);
+            w.raw(concat!(kind!("deliver"), key_quote!("from")));
+            w.raw(name(from));
+            w.raw(concat!("\"", key_quote!("msg")));
+            let text = sent.text(*msg_id, msg, false);
+            w.raw(text);
+            w.raw(concat!("\"", key!("msg_id")));
+            w.uint(*msg_id);
+            msg_at = Some(text);
         }
         What::Drop {
             from,
@@ -193,7 +205,9 @@ fn happening<M: Message, O: Observation>(
         } => {
             w.raw(kind!("drop"));
             w.key_escaped(key_quote!("from"), name(from));
-            msg_at = Some(w.key_display(key_quote!("msg"), sent.get(*msg_id), msg));
+            let text = sent.text(*msg_id, msg, false);
+            w.key_escaped(key_quote!("msg"), text);
+            msg_at = Some(text);
             w.key_uint(key!("msg_id"), *msg_id);
             let reason = match reason {
                 DropReason::Partition => "partition",
@@ -349,24 +363,6 @@ impl Json<'_> {
         self.raw(key);
         self.raw(value);
         self.0.push('"');
-    }
-
-    /// Writes `key` (from [`key_quote!`]) and `value` as a string, or its escaped text if
-    /// `known` already; returns where the escaped text lies.
-    #[inline(always)]
-    fn key_display(&mut self, key: &str, known: Option<&str>, value: &impl fmt::Display) -> Range<usize> {
-        self.raw(key);
-        let start = self.0.len();
-        match known {
-            Some(text) => self.raw(text),
-            None => {
-                write!(self.0, "{value}").expect("a String takes any text");
-                escape_tail(self.0, start);
-            }
-        }
-        let end = self.0.len();
-        self.0.push('"');
-        start..end
     }
 
     #[inline(always)]

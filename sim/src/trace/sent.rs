@@ -1,7 +1,14 @@
 //! The text of recent messages, by id: a delivery (or a drop) carries the message its send
 //! carried, under the send's `msg_id`, so its line copies the text the send's line formatted
 //! and escaped instead of formatting it again (a message's `Display` through the formatter
-//! costs several hundred instructions; half a run's events are deliveries).
+//! costs several hundred instructions; half a run's events are deliveries). A message is
+//! formatted into its slot here, not into the line: a line has it twice (its `msg` and its
+//! text), and two copies from the slot cost less than a copy into the slot and one within
+//! the line.
+
+use std::fmt::{self, Write};
+
+use crate::escape::escape_tail;
 
 /// Messages remembered, each in the slot of its id modulo this: ids are handed out in order,
 /// so a message is still here unless this many were sent while it was in flight; one that is
@@ -18,18 +25,17 @@ impl Default for Sent {
 }
 
 impl Sent {
-    /// Remembers the escaped `text` of message `id`.
-    pub(super) fn keep(&mut self, id: u64, text: &str) {
-        let (slot_id, slot) = &mut self.0[id as usize % SLOTS];
-        *slot_id = Some(id);
-        slot.clear();
-        slot.push_str(text);
-    }
-
-    /// The escaped text of message `id`, if it is remembered.
-    pub(super) fn get(&self, id: u64) -> Option<&str> {
-        let (slot_id, text) = &self.0[id as usize % SLOTS];
-        (*slot_id == Some(id)).then_some(text.as_str())
+    /// The escaped text of message `id`, `msg`: formatted into its slot if it is `sent_now`
+    /// or no longer there, else as its send kept it.
+    pub(super) fn text(&mut self, id: u64, msg: &impl fmt::Display, sent_now: bool) -> &str {
+        let (slot_id, text) = &mut self.0[id as usize % SLOTS];
+        if sent_now || *slot_id != Some(id) {
+            *slot_id = Some(id);
+            text.clear();
+            write!(text, "{msg}").expect("a String takes any text");
+            escape_tail(text, 0);
+        }
+        text
     }
 }
 
@@ -40,11 +46,10 @@ mod tests {
     #[test]
     fn a_message_is_kept_until_its_slot_is_taken() {
         let mut sent = Sent::default();
-        assert_eq!(sent.get(0), None);
-        sent.keep(1, "a");
-        sent.keep(2, "b");
-        assert_eq!((sent.get(1), sent.get(2), sent.get(3)), (Some("a"), Some("b"), None));
-        sent.keep(1 + SLOTS as u64, "c");
-        assert_eq!((sent.get(1), sent.get(1 + SLOTS as u64)), (None, Some("c")));
+        assert_eq!(sent.text(1, &"a\"", true), "a\\\"");
+        assert_eq!(sent.text(1, &"not formatted", false), "a\\\"");
+        assert_eq!(sent.text(1, &"sent again", true), "sent again");
+        sent.text(1 + SLOTS as u64, &"c", true);
+        assert_eq!(sent.text(1, &"formatted", false), "formatted");
     }
 }
