@@ -124,11 +124,7 @@ impl World {
                 Effect::Send { to, msg } if !crash => {
                     self.stats.sent += 1;
                     let msg_id = self.msg_id();
-                    let what = What::Send {
-                        to,
-                        msg_id,
-                        msg: msg.clone(),
-                    };
+                    let what = What::Send { to, msg_id, msg };
                     self.push(node, what);
                     sends.push((to, msg));
                 }
@@ -142,14 +138,7 @@ impl World {
     pub fn deliver(&mut self, node: NodeId, from: NodeId, msg: Msg) -> Vec<(NodeId, Msg)> {
         self.stats.delivered += 1;
         let msg_id = self.msg_id();
-        self.push(
-            node,
-            What::Deliver {
-                from,
-                msg_id,
-                msg: msg.clone(),
-            },
-        );
+        self.push(node, What::Deliver { from, msg_id, msg });
         self.step_hosted(node, Input::Msg(from, msg))
     }
 
