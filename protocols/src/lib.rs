@@ -4,6 +4,8 @@
 
 pub mod election;
 pub mod etcd;
+#[cfg(test)]
+mod hand_written;
 pub mod ids;
 pub mod judge;
 pub mod knobs;

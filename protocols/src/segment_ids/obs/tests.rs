@@ -7,25 +7,11 @@ use super::*;
 /// path writes, for every fact.
 #[test]
 fn every_fact_writes_the_members_serde_writes() {
-    use locksim_sim::trace::{LineWriter, erase_event};
-    use locksim_sim::{Event, What};
-
-    let facts = every_fact();
-    let kinds: std::collections::BTreeSet<&str> = facts.iter().map(Observation::kind).collect();
-    let all = [PROCESS_EVENTS, ALLOCATOR_EVENTS].concat().into_iter().collect();
-    assert_eq!(kinds, all, "every fact");
-    let names = Names::new(vec!["client-0".into(), "client-1".into()]);
-    let mut lines = LineWriter::default();
-    for (index, fact) in facts.into_iter().enumerate() {
-        let e: Event<&str, SegObs> = Event {
-            t_ns: 1,
-            node: NodeId(0),
-            wall_ns: 2,
-            mono_ns: 3,
-            what: What::Observe(fact),
-        };
-        assert_eq!(lines.write(&names, index, &e).0, erase_event(&names, index, &e).json);
-    }
+    crate::hand_written::members_match_serde(
+        every_fact(),
+        &[PROCESS_EVENTS, ALLOCATOR_EVENTS].concat(),
+        &["client-0", "client-1"],
+    );
 }
 
 /// Segment-ID facts write their timeline texts piece by piece (`describe.rs`): the texts they
@@ -33,16 +19,7 @@ fn every_fact_writes_the_members_serde_writes() {
 /// the same text when a trace line takes it in place.
 #[test]
 fn every_fact_reads_as_it_did_through_format() {
-    let names = Names::new(vec!["client-0".into(), "client-1".into()]);
-    let texts: Vec<&str> = include_str!("texts.txt").lines().collect();
-    let facts = every_fact();
-    assert_eq!(facts.len(), texts.len());
-    for (fact, text) in facts.iter().zip(texts) {
-        assert_eq!(fact.describe(&names), text, "{fact:?}");
-        let mut line = String::from("{\"text\":\"");
-        fact.describe_into(&names, &mut line);
-        assert_eq!(line, format!("{{\"text\":\"{text}"));
-    }
+    crate::hand_written::texts_match_recorded(&every_fact(), include_str!("texts.txt"), &["client-0", "client-1"]);
 }
 
 /// One fact of every kind, with every branch of its text, and the values whose spelling

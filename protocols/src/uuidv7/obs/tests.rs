@@ -58,24 +58,7 @@ fn a_trace_line_carries_the_uuid_as_its_canonical_text() {
 /// writes, for every fact.
 #[test]
 fn every_fact_writes_the_members_serde_writes() {
-    use locksim_sim::trace::{LineWriter, erase_event};
-    use locksim_sim::{Event, NodeId, What};
-
-    let facts = every_fact();
-    let kinds: std::collections::BTreeSet<&str> = facts.iter().map(Observation::kind).collect();
-    assert_eq!(kinds, GENERATOR_EVENTS.iter().copied().collect(), "every fact");
-    let names = Names::new(vec!["client-0".into()]);
-    let mut lines = LineWriter::default();
-    for (index, fact) in facts.into_iter().enumerate() {
-        let e: Event<&str, UuidObs> = Event {
-            t_ns: 1,
-            node: NodeId(0),
-            wall_ns: 2,
-            mono_ns: 3,
-            what: What::Observe(fact),
-        };
-        assert_eq!(lines.write(&names, index, &e).0, erase_event(&names, index, &e).json);
-    }
+    crate::hand_written::members_match_serde(every_fact(), GENERATOR_EVENTS, &["client-0"]);
 }
 
 /// UUIDv7 facts write their timeline texts piece by piece (`describe.rs`): the texts they had
@@ -83,16 +66,7 @@ fn every_fact_writes_the_members_serde_writes() {
 /// same text when a trace line takes it in place.
 #[test]
 fn every_fact_reads_as_it_did_through_format() {
-    let names = Names::new(vec!["client-0".into()]);
-    let texts: Vec<&str> = include_str!("texts.txt").lines().collect();
-    let facts = every_fact();
-    assert_eq!(facts.len(), texts.len());
-    for (fact, text) in facts.iter().zip(texts) {
-        assert_eq!(fact.describe(&names), text, "{fact:?}");
-        let mut line = String::from("{\"text\":\"");
-        fact.describe_into(&names, &mut line);
-        assert_eq!(line, format!("{{\"text\":\"{text}"));
-    }
+    crate::hand_written::texts_match_recorded(&every_fact(), include_str!("texts.txt"), &["client-0"]);
 }
 
 /// One fact of every kind, with every note and reason, and the values whose spelling differs
