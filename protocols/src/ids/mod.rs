@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod order;
+mod spelled;
 
 use std::fmt;
 
@@ -13,6 +14,7 @@ use locksim_sim::push;
 
 pub use check::{ID_INVARIANTS, ID_MONOTONIC, IdJudge, UNIQUE_IDS};
 pub use order::{ID_GLOBAL_ORDER, ORDERED_ID_INVARIANTS, OrderedIdJudge};
+pub use spelled::Spelled;
 
 /// An observation that may record an issued ID: how the ID checkers find the IDs they judge in
 /// a model's own observation type.
@@ -36,25 +38,10 @@ impl fmt::Display for HexId {
     }
 }
 
-/// [`Display`](fmt::Display)'s `0x…` (no leading zeros), a digit at a time from the top: a
-/// Snowflake run's trace writes one per issued ID, and the formatter's `{:#x}` (its
-/// `pad_integral`, prefix and padding checks) cost several times the digits — as did spelling
-/// them into a buffer and checking it as UTF-8 before copying it.
-impl Piece for HexId {
-    fn push_to(&self, out: &mut String) {
-        let n = self.0;
-        let digits = (u64::BITS - (n | 1).leading_zeros()).div_ceil(4);
-        out.push_str("0x");
-        for i in (0..digits).rev() {
-            out.push(char::from(b"0123456789abcdef"[(n >> (4 * i) & 0xf) as usize]));
-        }
-    }
-}
-
 /// A 16-bit number (a Snowflake node ID or sequence number, most often one digit) in decimal,
 /// a digit at a time: `itoa`'s text of it is copied in with a `memcpy` call of a length known
 /// only at run time, which with the call to `itoa` cost ~35 instructions where one digit
-/// pushed costs a few. An issued ID's trace line has four.
+/// pushed costs a few. An issued ID's members have two.
 #[derive(Copy, Clone)]
 pub struct SmallUint(pub u16);
 
@@ -90,28 +77,6 @@ impl Piece for Requests {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_hex_id_is_spelled_as_the_formatter_spells_it() {
-        for n in [
-            0,
-            1,
-            9,
-            10,
-            15,
-            16,
-            0xabc,
-            0x2800000,
-            i64::MAX as u64,
-            1 << 63,
-            u64::MAX,
-        ] {
-            let mut text = String::from("ID ");
-            HexId(n).push_to(&mut text);
-            assert_eq!(text, format!("ID {n:#x}"));
-            assert_eq!(HexId(n).to_string(), format!("{n:#x}"));
-        }
-    }
 
     #[test]
     fn a_small_uint_is_spelled_as_the_formatter_spells_it() {

@@ -6,11 +6,9 @@
 
 use std::fmt;
 
-use locksim_sim::pieces::Piece;
-use locksim_sim::push;
 use serde::Serialize;
 
-use crate::ids::{HexId, SmallUint};
+use crate::ids::Spelled;
 
 pub const TIMESTAMP_BITS: u32 = 41;
 pub const NODE_BITS: u32 = 10;
@@ -68,21 +66,21 @@ impl fmt::Display for SnowflakeId {
     }
 }
 
-/// [`Display`](fmt::Display)'s text appended piece by piece: an issued ID's timeline line
-/// (half a Snowflake run's trace lines) has one.
-impl Piece for SnowflakeId {
-    fn push_to(&self, out: &mut String) {
-        push!(
-            out,
-            HexId(self.encode()),
-            " (ms ",
-            self.ms,
-            ", node ",
-            SmallUint(self.node),
-            ", seq ",
-            SmallUint(self.seq),
-            ")"
-        );
+impl SnowflakeId {
+    /// [`Display`](fmt::Display)'s text spelled on the stack ([`Spelled`]): an issued ID's
+    /// timeline line (half a Snowflake run's trace lines) has one. It takes at most 58 bytes,
+    /// `0x7fffffffffffffff (ms 2199023255551, node 1023, seq 4095)`.
+    #[inline(always)]
+    pub fn spell<const N: usize>(&self, text: &mut Spelled<N>) {
+        text.str("0x");
+        text.hex(self.encode());
+        text.str(" (ms ");
+        text.decimal(self.ms);
+        text.str(", node ");
+        text.decimal(u64::from(self.node));
+        text.str(", seq ");
+        text.decimal(u64::from(self.seq));
+        text.str(")");
     }
 }
 
@@ -178,9 +176,9 @@ mod tests {
         assert_eq!(id.to_string(), "0x2800000 (ms 10, node 0, seq 0)");
     }
 
-    /// A timeline line takes an ID piece by piece: the same text.
+    /// A timeline line takes an ID spelled on the stack: the same text.
     #[test]
-    fn the_piece_is_the_displayed_text() {
+    fn the_spelled_text_is_the_displayed_text() {
         for id in [
             SnowflakeId { ms: 0, node: 0, seq: 0 },
             SnowflakeId {
@@ -194,9 +192,12 @@ mod tests {
                 seq: 7,
             },
         ] {
-            let mut text = String::from("ID ");
-            id.push_to(&mut text);
-            assert_eq!(text, format!("ID {id}"));
+            let mut text = Spelled::<64>::default();
+            text.str("ID ");
+            id.spell(&mut text);
+            let mut line = String::from("> ");
+            text.push_to(&mut line);
+            assert_eq!(line, format!("> ID {id}"));
         }
     }
 }

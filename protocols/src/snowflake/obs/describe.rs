@@ -1,6 +1,7 @@
 //! A Snowflake fact as one line of the timeline, appended piece by piece ([`push!`]), not
 //! through `format!`: half a run's trace lines are an issued ID's, and a `String` per fact and
-//! the formatter's walk cost more than the text.
+//! the formatter's walk cost more than the text. An issued ID's own text is spelled on the
+//! stack and appended in one piece ([`Spelled`]).
 
 use locksim_sim::Names;
 use locksim_sim::pieces::Piece;
@@ -9,7 +10,7 @@ use locksim_sim::time::SignedSecs;
 
 use super::super::id::SnowflakeId;
 use super::{Blocked, IdObs, IssueNote, LostWhy};
-use crate::ids::Requests;
+use crate::ids::{Requests, Spelled};
 
 /// Appends what the timeline prints for `obs` to `out`.
 pub(super) fn write_line(obs: &IdObs, names: &Names, out: &mut String) {
@@ -17,8 +18,11 @@ pub(super) fn write_line(obs: &IdObs, names: &Names, out: &mut String) {
         IdObs::IdIssued {
             ms, node_id, seq, note, ..
         } => {
-            let id = SnowflakeId { ms, node: node_id, seq };
-            push!(out, "issues ID ", id);
+            // 68 bytes at most, and room past them for a number's 8-byte store.
+            let mut text = Spelled::<80>::default();
+            text.str("issues ID ");
+            SnowflakeId { ms, node: node_id, seq }.spell(&mut text);
+            text.push_to(out);
             issue_note(out, note, ms, node_id);
         }
         IdObs::IdRefused { why, requests } => {
