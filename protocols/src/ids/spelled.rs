@@ -54,8 +54,13 @@ impl<const N: usize> Spelled<N> {
             self.len += 1;
             return;
         }
-        let eight = |n: u64| dec8(n as u32);
-        let lead = |text: &mut Self, n: u64| text.put_last(eight(n), n.checked_ilog10().unwrap_or(0) as usize + 1);
+        let eight = |n: u64| dec8(n as u32) | ASCII_ZEROS;
+        // The first digits of a number above 0: its leading zeros are the zero bytes at the
+        // bottom of its 8 (a `tzcnt` where counting its digits cost ~20 instructions).
+        let lead = |text: &mut Self, n: u64| {
+            let digits = dec8(n as u32);
+            text.put_last(digits | ASCII_ZEROS, 8 - (digits.trailing_zeros() / 8) as usize);
+        };
         if n < E8 {
             lead(self, n);
         } else {
@@ -104,11 +109,14 @@ fn hex8(n: u32) -> u64 {
     // 1 in each byte whose nibble is 10 or more: adding 6 carries it into bit 4.
     let letters = ((x + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
     // The least significant nibble is in the lowest byte: the first digit goes there.
-    (x + 0x3030_3030_3030_3030 + letters * 39).swap_bytes()
+    (x + ASCII_ZEROS + letters * 39).swap_bytes()
 }
 
-/// The 8 decimal digits of `n` (below 10^8), leading zeros included, the first in the lowest
-/// byte: split in halves of 4 digits, then 2, then 1, each split done in all lanes at once by
+/// `'0'` in each byte: a word of digits (0 to 9) turned into their characters.
+const ASCII_ZEROS: u64 = 0x3030_3030_3030_3030;
+
+/// The 8 decimal digits of `n` (below 10^8), 0 to 9 each (not yet characters), leading zeros
+/// included, the first in the lowest byte: split in halves of 4 digits, then 2, then 1, each split done in all lanes at once by
 /// a multiplication and a shift (exact for these ranges: `v * 10_486 >> 20` is `v / 100` below
 /// 43,699, `v * 103 >> 10` is `v / 10` below 179), where `itoa` or one digit at a time cost
 /// a multiplication per pair or digit.
@@ -121,6 +129,5 @@ fn dec8(n: u32) -> u64 {
     let hundreds = ((quads * 10_486) >> 20) & 0x0000_007f_0000_007f;
     let pairs = hundreds | ((quads - hundreds * 100) << 16);
     let tens = ((pairs * 103) >> 10) & 0x000f_000f_000f_000f;
-    let digits = tens | ((pairs - tens * 10) << 8);
-    digits | 0x3030_3030_3030_3030
+    tens | ((pairs - tens * 10) << 8)
 }
