@@ -12,6 +12,7 @@ use crate::node::{Message, Observation, Salience};
 use super::erase::salience;
 use super::fields::write_fields;
 use super::kinds::PlainKinds;
+use super::plain::{debug_assert_plain, plain_names};
 use super::sent::Sent;
 use super::sorted::write_sorted;
 use super::stamp::LastStamp;
@@ -60,6 +61,10 @@ pub struct LineWriter {
     kinds: PlainKinds,
     stamp: LastStamp,
     timers: TimerTails,
+    /// Whether no node name of the run needs an escape, found at its first line (one writer
+    /// serves one run): then a fact that says its text is plain
+    /// ([`Observation::plain_text`]) is written without an escape scan.
+    plain_names: Option<bool>,
 }
 
 impl LineWriter {
@@ -96,8 +101,12 @@ impl LineWriter {
             self.buf.push_str(known);
             return (&self.buf, salience(&e.what));
         }
+        let plain = match &e.what {
+            What::Observe(o) => o.plain_text() && *self.plain_names.get_or_insert_with(|| plain_names(names)),
+            _ => false,
+        };
         let mut w = Json(&mut self.buf, &mut self.scratch);
-        let msg = happening(&mut w, names, &mut self.sent, &mut self.kinds, &e.what);
+        let msg = happening(&mut w, names, &mut self.sent, &mut self.kinds, plain, &e.what);
         let salience = salience(&e.what);
         match msg {
             // A message's text ends with the message, escaped already for its `msg` field:
@@ -115,7 +124,11 @@ impl LineWriter {
                     What::Observe(o) => o.describe_into(names, w.0),
                     what => write_text(w.0, names, what).expect("a String takes any text"),
                 }
-                escape_tail(w.0, start);
+                if plain {
+                    debug_assert_plain(&w.0[start..]);
+                } else {
+                    escape_tail(w.0, start);
+                }
             }
         }
         w.raw("\"}\n");
@@ -168,12 +181,13 @@ fn happening<'s, M: Message, O: Observation>(
     names: &Names,
     sent: &'s mut Sent,
     kinds: &mut PlainKinds,
+    plain: bool,
     what: &What<M, O>,
 ) -> Option<&'s str> {
     let name = |n: &NodeId| names.json(*n);
     let mut msg_at = None;
     match what {
-        What::Observe(o) => observation(w, kinds, o),
+        What::Observe(o) => observation(w, kinds, plain, o),
         What::Start => w.raw(kind!("start")),
         // Three events in four: the constants between two values (a string's closing quote,
         // the next key) go in as one piece, a capacity check and a copy each.
@@ -300,10 +314,16 @@ fn happening<'s, M: Message, O: Observation>(
 /// An observation: its event name as `kind`, then its fields in key order (as the JSON map
 /// of [`super::Observed`] gives them): written by the model itself if it writes them, else
 /// serialized through `scratch`, a struct field by field, anything else whole and then sorted.
-fn observation<O: Observation>(w: &mut Json<'_>, kinds: &mut PlainKinds, o: &O) {
+/// A `plain` fact's kind is copied as it is.
+fn observation<O: Observation>(w: &mut Json<'_>, kinds: &mut PlainKinds, plain: bool, o: &O) {
     w.raw(key_quote!("kind"));
     let kind = w.0.len();
-    kinds.push(w.0, o.kind());
+    if plain {
+        w.raw(o.kind());
+        debug_assert_plain(o.kind());
+    } else {
+        kinds.push(w.0, o.kind());
+    }
     let kind = kind..w.0.len();
     w.0.push('"');
     let Json(line, scratch) = w;

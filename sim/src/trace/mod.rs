@@ -14,6 +14,7 @@ mod happening;
 mod hash;
 mod kinds;
 mod line;
+mod plain;
 mod sent;
 mod sink;
 mod sorted;
