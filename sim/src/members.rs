@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use crate::escape::push_escaped;
-use crate::pieces::Piece;
+use crate::pieces::{Piece, push_uint};
 
 /// A member's key: its plain name, or the text [`member_key!`] made of it at compile time,
 /// `,"name":`, which a member copies with one capacity check instead of four pushes (comma,
@@ -90,7 +90,7 @@ impl<'a> Members<'a> {
     #[inline(always)]
     pub fn uint(&mut self, key: impl Into<MemberKey>, n: u64) {
         self.key(key);
-        self.out.push_str(itoa::Buffer::new().format(n));
+        push_uint(self.out, n);
     }
 
     #[inline(always)]

@@ -19,6 +19,7 @@ use super::stamp::LastStamp;
 use super::text::{any_node, write_group, write_text};
 use super::timer::TimerTails;
 use crate::escape::{Escaped, escape_tail, push_escaped};
+use crate::pieces::push_uint;
 
 /// `,"key":` as one constant (every key this writer writes is plain ASCII): a line's
 /// punctuation goes in as few pieces as it can, each piece a capacity check and a copy.
@@ -91,7 +92,7 @@ impl LineWriter {
         self.buf.clear();
         // [`SEPARATOR`] and the line's first key, one piece.
         self.buf.push_str(",\n{\"i\":");
-        self.buf.push_str(itoa::Buffer::new().format(index));
+        push_uint(&mut self.buf, index as u64);
         self.buf.push_str(self.stamp.of(names, e));
         // A timer's line past its stamp is kept by tag, copied whole ([`TimerTails`]).
         let tail = self.buf.len();
@@ -360,7 +361,7 @@ impl Json<'_> {
 
     #[inline(always)]
     fn uint(&mut self, n: u64) {
-        self.raw(itoa::Buffer::new().format(n));
+        push_uint(self.0, n);
     }
 
     #[inline(always)]
