@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::node::Salience;
 
 mod erase;
+mod facts;
 mod fields;
 mod happening;
 mod hash;
