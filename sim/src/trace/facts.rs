@@ -31,9 +31,10 @@ impl Facts {
     }
 
     /// An observation: its event name as `kind`, then its fields in key order (as the JSON
-    /// map of [`super::Observed`] gives them): written by the model itself if it writes them,
-    /// else serialized through `scratch`, a struct field by field, anything else whole and
-    /// then sorted. A `plain` fact's kind is copied as it is.
+    /// map of [`super::Observed`] gives them), written by the model itself if it writes them.
+    /// A `plain` fact's kind is copied as it is. Inlined into the line writer: as a call, it
+    /// cost a Snowflake run 26 instructions per event.
+    #[inline(always)]
     pub(super) fn write<O: Observation>(&mut self, line: &mut String, plain: bool, o: &O) {
         line.push_str(",\"kind\":\"");
         let kind = line.len();
@@ -45,9 +46,16 @@ impl Facts {
         }
         let kind = kind..line.len();
         line.push('"');
+        if !o.write_members(&mut Members::new(line, kind, &mut self.recurring)) {
+            self.serialized(line, o);
+        }
+    }
+
+    /// The fields of a fact its model does not write: serialized through `scratch`, a struct
+    /// field by field, anything else whole and then sorted.
+    fn serialized<O: Observation>(&mut self, line: &mut String, o: &O) {
         let scratch = &mut self.scratch;
-        if o.write_members(&mut Members::new(line, kind, &mut self.recurring)) || write_fields(o, line, scratch).is_ok()
-        {
+        if write_fields(o, line, scratch).is_ok() {
             return;
         }
         scratch.clear();
