@@ -33,7 +33,7 @@ impl Facts {
     /// An observation: its event name as `kind`, then its fields in key order (as the JSON
     /// map of [`super::Observed`] gives them), written by the model itself if it writes them.
     /// A `plain` fact's kind is copied as it is. Inlined into the line writer: as a call, it
-    /// cost a Snowflake run 26 instructions per event.
+    /// cost a run whose lines are half facts 26 instructions per event.
     #[inline(always)]
     pub(super) fn write<O: Observation>(&mut self, line: &mut String, plain: bool, o: &O) {
         line.push_str(",\"kind\":\"");
