@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use crate::escape::push_escaped;
-use crate::pieces::Piece;
+use crate::pieces::{Piece, push_uint};
 
 /// A member's key: its plain name, or the text [`member_key!`] made of it at compile time,
 /// `,"name":`, which a member copies with one capacity check instead of four pushes (comma,
@@ -51,6 +51,7 @@ macro_rules! member_key {
 /// `#[inline]` hints they stayed calls, each key a `memcpy` of a length known only inside).
 pub struct Members<'a> {
     out: &'a mut String,
+    recurring: &'a mut Recurring,
     /// The last key written, for the debug check of their order (kept by debug builds only).
     last: &'static str,
     /// Where in `out` the observation's kind lies, escaped.
@@ -58,9 +59,15 @@ pub struct Members<'a> {
 }
 
 impl<'a> Members<'a> {
-    /// An observation's members, appended to its line, where its kind lies at `kind`.
-    pub(crate) fn new(out: &'a mut String, kind: Range<usize>) -> Self {
-        Members { out, last: "", kind }
+    /// An observation's members, appended to its line, where its kind lies at `kind`; the
+    /// digits of recurring numbers kept in `recurring` from one line to the next.
+    pub(crate) fn new(out: &'a mut String, kind: Range<usize>, recurring: &'a mut Recurring) -> Self {
+        Members {
+            out,
+            recurring,
+            last: "",
+            kind,
+        }
     }
 
     /// The observation's kind ([`crate::Observation::kind`]) as a string: what most models'
@@ -90,7 +97,16 @@ impl<'a> Members<'a> {
     #[inline(always)]
     pub fn uint(&mut self, key: impl Into<MemberKey>, n: u64) {
         self.key(key);
-        self.out.push_str(itoa::Buffer::new().format(n));
+        push_uint(self.out, n);
+    }
+
+    /// A number a run writes again and again, of many digits: a random token a model hands
+    /// out and names in many facts (each of its uses and retries). Its digits are copied from
+    /// those kept for the last few such numbers when it is one of them ([`Recurring`]).
+    #[inline(always)]
+    pub fn recurring(&mut self, key: impl Into<MemberKey>, n: u64) {
+        self.key(key);
+        self.recurring.push(self.out, n);
     }
 
     #[inline(always)]
@@ -188,6 +204,7 @@ impl<'a> Members<'a> {
         let open = self.out.len();
         members(&mut Members {
             out: self.out,
+            recurring: self.recurring,
             last: "",
             kind: self.kind.clone(),
         });
@@ -221,5 +238,72 @@ impl<'a> Members<'a> {
             }
             MemberKey::Text(text) => self.out.push_str(text),
         }
+    }
+}
+
+/// Numbers kept.
+const RECURRING: usize = 4;
+
+/// The digits of the last few numbers written through [`Members::recurring`]: a random
+/// token's 20 digits cost `itoa` ~75 instructions, a lookup here a few compares; the copy is
+/// the same. A model may name such a token in a third of its facts, a handful live at a time.
+#[derive(Default)]
+pub(crate) struct Recurring {
+    /// Each number with its digits; the slots filled in turn, the oldest replaced.
+    kept: [(u64, String); RECURRING],
+    next: usize,
+}
+
+impl Recurring {
+    /// Appends `n` in decimal to `out`.
+    fn push(&mut self, out: &mut String, n: u64) {
+        // Small numbers are not kept: a slot never used holds 0 with no digits.
+        if n < 10_000 {
+            push_uint(out, n);
+            return;
+        }
+        if let Some((_, digits)) = self.kept.iter().find(|(kept, _)| *kept == n) {
+            out.push_str(digits);
+            return;
+        }
+        let (kept, digits) = &mut self.kept[self.next];
+        self.next = (self.next + 1) % RECURRING;
+        *kept = n;
+        digits.clear();
+        push_uint(digits, n);
+        out.push_str(digits);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recurring_numbers_are_written_as_display_writes_them() {
+        let mut recurring = Recurring::default();
+        let mut out = String::new();
+        let mut want = String::new();
+        // Kept, found again, replaced in turn: more numbers than slots, each several times.
+        for round in 0..3u64 {
+            for n in [
+                0,
+                9_999,
+                10_000,
+                u64::MAX,
+                1 << 63,
+                12_345_678_901,
+                5,
+                10_001,
+                77_777,
+                u64::MAX - round,
+            ] {
+                recurring.push(&mut out, n);
+                want.push_str(&n.to_string());
+                want.push(' ');
+                out.push(' ');
+            }
+        }
+        assert_eq!(out, want);
     }
 }

@@ -209,6 +209,13 @@ pub enum LockObs {
 #[serde(transparent)]
 pub struct Text(&'static str);
 
+impl Text {
+    /// Whether the text holds no character a JSON string escapes.
+    fn is_plain(self) -> bool {
+        self.0.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\')
+    }
+}
+
 impl From<&'static str> for Text {
     fn from(text: &'static str) -> Self {
         Text(text)
@@ -349,6 +356,17 @@ impl Observation for LockObs {
     fn write_members(&self, m: &mut Members<'_>) -> bool {
         members::write(self, m);
         true
+    }
+
+    /// The kinds are snake_case words and the lines the model's literals, numbers and node
+    /// names, and a [`Text`], which may come from a trace read back: tested (a few bytes,
+    /// where the scan it saves covers the whole line).
+    fn plain_text(&self) -> bool {
+        match self {
+            LockObs::AcquireFailed { why, .. } | LockObs::LockLost { why } => why.is_plain(),
+            LockObs::RoleChanged { role, .. } => role.is_plain(),
+            _ => true,
+        }
     }
 }
 

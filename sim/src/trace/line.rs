@@ -6,18 +6,17 @@
 
 use crate::history::{DropReason, Event, What};
 use crate::ids::{Names, NodeId};
-use crate::members::Members;
 use crate::node::{Message, Observation, Salience};
 
 use super::erase::salience;
-use super::fields::write_fields;
-use super::kinds::PlainKinds;
+use super::facts::Facts;
+use super::plain::debug_assert_plain;
 use super::sent::Sent;
-use super::sorted::write_sorted;
 use super::stamp::LastStamp;
 use super::text::{any_node, write_group, write_text};
 use super::timer::TimerTails;
 use crate::escape::{Escaped, escape_tail, push_escaped};
+use crate::pieces::push_uint;
 
 /// `,"key":` as one constant (every key this writer writes is plain ASCII): a line's
 /// punctuation goes in as few pieces as it can, each piece a capacity check and a copy.
@@ -54,10 +53,8 @@ macro_rules! salience_text {
 #[derive(Default)]
 pub struct LineWriter {
     buf: String,
-    /// An observation as serialized, before its keys are sorted into the line.
-    scratch: Vec<u8>,
     sent: Sent,
-    kinds: PlainKinds,
+    facts: Facts,
     stamp: LastStamp,
     timers: TimerTails,
 }
@@ -76,7 +73,8 @@ impl LineWriter {
     }
 
     /// [`Self::write`]'s line between [`SEPARATOR`] and a newline, for the sinks that take
-    /// those too.
+    /// those too. Inlined into [`LineWriter::pass`], its one caller per line.
+    #[inline(always)]
     pub(super) fn write_separated<M: Message, O: Observation>(
         &mut self,
         names: &Names,
@@ -86,7 +84,7 @@ impl LineWriter {
         self.buf.clear();
         // [`SEPARATOR`] and the line's first key, one piece.
         self.buf.push_str(",\n{\"i\":");
-        self.buf.push_str(itoa::Buffer::new().format(index));
+        push_uint(&mut self.buf, index as u64);
         self.buf.push_str(self.stamp.of(names, e));
         // A timer's line past its stamp is kept by tag, copied whole ([`TimerTails`]).
         let tail = self.buf.len();
@@ -96,8 +94,12 @@ impl LineWriter {
             self.buf.push_str(known);
             return (&self.buf, salience(&e.what));
         }
-        let mut w = Json(&mut self.buf, &mut self.scratch);
-        let msg = happening(&mut w, names, &mut self.sent, &mut self.kinds, &e.what);
+        let plain = match &e.what {
+            What::Observe(o) => self.facts.plain(names, o),
+            _ => false,
+        };
+        let mut w = Json(&mut self.buf);
+        let msg = happening(&mut w, names, &mut self.sent, &mut self.facts, plain, &e.what);
         let salience = salience(&e.what);
         match msg {
             // A message's text ends with the message, escaped already for its `msg` field:
@@ -115,7 +117,11 @@ impl LineWriter {
                     What::Observe(o) => o.describe_into(names, w.0),
                     what => write_text(w.0, names, what).expect("a String takes any text"),
                 }
-                escape_tail(w.0, start);
+                if plain {
+                    debug_assert_plain(&w.0[start..]);
+                } else {
+                    escape_tail(w.0, start);
+                }
             }
         }
         w.raw("\"}\n");
@@ -167,13 +173,14 @@ fn happening<'s, M: Message, O: Observation>(
     w: &mut Json<'_>,
     names: &Names,
     sent: &'s mut Sent,
-    kinds: &mut PlainKinds,
+    facts: &mut Facts,
+    plain: bool,
     what: &What<M, O>,
 ) -> Option<&'s str> {
     let name = |n: &NodeId| names.json(*n);
     let mut msg_at = None;
     match what {
-        What::Observe(o) => observation(w, kinds, o),
+        What::Observe(o) => facts.write(w.0, plain, o),
         What::Start => w.raw(kind!("start")),
         // Three events in four: the constants between two values (a string's closing quote,
         // the next key) go in as one piece, a capacity check and a copy each.
@@ -297,39 +304,8 @@ fn happening<'s, M: Message, O: Observation>(
     msg_at
 }
 
-/// An observation: its event name as `kind`, then its fields in key order (as the JSON map
-/// of [`super::Observed`] gives them): written by the model itself if it writes them, else
-/// serialized through `scratch`, a struct field by field, anything else whole and then sorted.
-fn observation<O: Observation>(w: &mut Json<'_>, kinds: &mut PlainKinds, o: &O) {
-    w.raw(key_quote!("kind"));
-    let kind = w.0.len();
-    kinds.push(w.0, o.kind());
-    let kind = kind..w.0.len();
-    w.0.push('"');
-    let Json(line, scratch) = w;
-    if o.write_members(&mut Members::new(line, kind)) || write_fields(o, line, scratch).is_ok() {
-        return;
-    }
-    scratch.clear();
-    serde_json::to_writer(&mut **scratch, o).expect("observations serialize");
-    let json = std::str::from_utf8(scratch).expect("serde_json writes UTF-8");
-    assert!(
-        json.starts_with('{'),
-        "an observation must serialize to a JSON object, not {json}"
-    );
-    let start = line.len();
-    write_sorted(json, 0, line);
-    // `{"a":1,"b":2}` becomes `,"a":1,"b":2`: the members join the line's own.
-    line.pop();
-    if line.len() == start + 1 {
-        line.truncate(start);
-    } else {
-        line.replace_range(start..=start, ",");
-    }
-}
-
-/// JSON written into a line by hand, with a scratch buffer for observations.
-struct Json<'a>(&'a mut String, &'a mut Vec<u8>);
+/// JSON written into a line by hand.
+struct Json<'a>(&'a mut String);
 
 // Inlined: the keys and punctuation are constants, copied without a call each.
 impl Json<'_> {
@@ -340,7 +316,7 @@ impl Json<'_> {
 
     #[inline(always)]
     fn uint(&mut self, n: u64) {
-        self.raw(itoa::Buffer::new().format(n));
+        push_uint(self.0, n);
     }
 
     #[inline(always)]

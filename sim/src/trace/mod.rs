@@ -9,11 +9,13 @@ use serde::{Deserialize, Serialize};
 use crate::node::Salience;
 
 mod erase;
+mod facts;
 mod fields;
 mod happening;
 mod hash;
 mod kinds;
 mod line;
+mod plain;
 mod sent;
 mod sink;
 mod sorted;

@@ -11,6 +11,11 @@ use crate::ids::{Names, NodeId};
 pub(super) struct LastStamp {
     text: String,
     at: Option<(u64, NodeId, i64, u64)>,
+    /// Each node's part of a stamp between its true time and its wall clock,
+    /// `,"node":"name","wall_ns":`, by index, made at the node's first stamp: one copy where
+    /// it was three pieces (the name a copy of a length known only at run time between two
+    /// constants), on every stamp written.
+    nodes: Vec<String>,
 }
 
 impl LastStamp {
@@ -20,31 +25,55 @@ impl LastStamp {
         if self.at != Some(at) {
             self.at = Some(at);
             self.text.clear();
-            write(&mut self.text, names, at);
+            self.write(names, at);
         }
         &self.text
     }
+
+    fn write(&mut self, names: &Names, (t_ns, node, wall_ns, mono_ns): (u64, NodeId, i64, u64)) {
+        let out = &mut self.text;
+        let mut digits = itoa::Buffer::new();
+        let t = digits.format(t_ns);
+        out.push_str(",\"t_ns\":");
+        out.push_str(t);
+        out.push_str(node_part(&mut self.nodes, names, node));
+        // A clock that has not drifted reads true time (every event of many runs): its digits
+        // are those of `t_ns`, not formatted again.
+        if u64::try_from(wall_ns) == Ok(t_ns) {
+            out.push_str(t);
+        } else {
+            out.push_str(itoa::Buffer::new().format(wall_ns));
+        }
+        out.push_str(",\"mono_ns\":");
+        if mono_ns == t_ns {
+            out.push_str(t);
+        } else {
+            out.push_str(itoa::Buffer::new().format(mono_ns));
+        }
+    }
 }
 
-fn write(out: &mut String, names: &Names, (t_ns, node, wall_ns, mono_ns): (u64, NodeId, i64, u64)) {
-    let mut digits = itoa::Buffer::new();
-    let t = digits.format(t_ns);
-    out.push_str(",\"t_ns\":");
-    out.push_str(t);
-    out.push_str(",\"node\":\"");
-    out.push_str(names.json(node));
-    // A clock that has not drifted reads true time (every event of many runs): its digits
-    // are those of `t_ns`, not formatted again.
-    out.push_str("\",\"wall_ns\":");
-    if u64::try_from(wall_ns) == Ok(t_ns) {
-        out.push_str(t);
-    } else {
-        out.push_str(itoa::Buffer::new().format(wall_ns));
+/// `,"node":"name","wall_ns":` for `node`, kept in `nodes`.
+fn node_part<'a>(nodes: &'a mut Vec<String>, names: &Names, node: NodeId) -> &'a str {
+    if node == NodeId::NET {
+        return NET_PART;
     }
-    out.push_str(",\"mono_ns\":");
-    if mono_ns == t_ns {
-        out.push_str(t);
-    } else {
-        out.push_str(itoa::Buffer::new().format(mono_ns));
+    while nodes.len() <= node.index() {
+        let n = NodeId(nodes.len() as u32);
+        nodes.push(format!(",\"node\":\"{}\",\"wall_ns\":", names.json(n)));
+    }
+    &nodes[node.index()]
+}
+
+/// [`node_part`] for the network ([`NodeId::NET_NAME`]), whose events are a run's faults.
+const NET_PART: &str = ",\"node\":\"network\",\"wall_ns\":";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_network_is_named_as_its_events_name_it() {
+        assert_eq!(NET_PART, format!(",\"node\":\"{}\",\"wall_ns\":", NodeId::NET_NAME));
     }
 }

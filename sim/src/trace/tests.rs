@@ -49,8 +49,17 @@ impl Observation for Obs {
         }
     }
 
-    fn describe(&self, _: &Names) -> String {
-        "noted it".into()
+    fn describe(&self, names: &Names) -> String {
+        match self {
+            Obs::ByHand { .. } => format!("noted by {}", names.of(A)),
+            _ => "noted it".into(),
+        }
+    }
+
+    /// `ByHand`'s text names a node and says it is plain: copied unscanned when the names are
+    /// plain, escaped when they are not ([`the_line_writer_escapes_as_serde_does`]).
+    fn plain_text(&self) -> bool {
+        matches!(self, Obs::ByHand { .. })
     }
 
     /// `ByHand` writes its members itself (the rest go through serde): the same bytes.

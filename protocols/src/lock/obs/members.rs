@@ -15,7 +15,7 @@ pub(super) fn write(obs: &LockObs, m: &mut Members<'_>) {
         LockObs::AcquireStarted { lease, attempt } => {
             m.uint(member_key!("attempt"), u64::from(attempt));
             event(m);
-            m.uint(member_key!("lease"), lease);
+            m.recurring(member_key!("lease"), lease);
         }
         LockObs::AcquireReplies { granted, answered } => {
             m.uint(member_key!("answered"), u64::from(answered));
@@ -28,7 +28,7 @@ pub(super) fn write(obs: &LockObs, m: &mut Members<'_>) {
             validity_ns,
         } => {
             event(m);
-            m.uint(member_key!("lease"), lease);
+            m.recurring(member_key!("lease"), lease);
             m.int(member_key!("validity_ns"), validity_ns);
             m.str(member_key!("why"), &why);
         }
@@ -44,7 +44,7 @@ pub(super) fn write(obs: &LockObs, m: &mut Members<'_>) {
                 deadline_mono_ns.mono_ns().unwrap_or(u64::MAX),
             );
             event(m);
-            m.uint(member_key!("lease"), lease);
+            m.recurring(member_key!("lease"), lease);
             m.uint(member_key!("servers"), u64::from(servers));
             m.opt_uint(member_key!("token"), token);
             m.int(member_key!("validity_ns"), validity_ns);
@@ -71,7 +71,7 @@ pub(super) fn write(obs: &LockObs, m: &mut Members<'_>) {
         LockObs::WriteTimedOut => event(m),
         LockObs::Released { lease } | LockObs::KeyExpired { lease } => {
             event(m);
-            m.uint(member_key!("lease"), lease);
+            m.recurring(member_key!("lease"), lease);
         }
         LockObs::LockLost { why } => {
             event(m);
@@ -87,7 +87,7 @@ pub(super) fn write(obs: &LockObs, m: &mut Members<'_>) {
                 Some(expiry) => m.object(member_key!("expiry"), |m| write_expiry(expiry, m)),
                 None => m.null(member_key!("expiry")),
             }
-            m.uint(member_key!("lease"), lease);
+            m.recurring(member_key!("lease"), lease);
         }
         LockObs::KeyDeleted { lease, cause } => {
             m.str(
@@ -99,12 +99,12 @@ pub(super) fn write(obs: &LockObs, m: &mut Members<'_>) {
                 },
             );
             event(m);
-            m.uint(member_key!("lease"), lease);
+            m.recurring(member_key!("lease"), lease);
         }
         LockObs::TokenIssued { token, lease } => {
             event(m);
             if let Some(lease) = lease {
-                m.uint(member_key!("lease"), lease);
+                m.recurring(member_key!("lease"), lease);
             }
             m.uint(member_key!("token"), token);
         }
@@ -124,7 +124,7 @@ pub(super) fn write(obs: &LockObs, m: &mut Members<'_>) {
             m.uint(member_key!("based_on"), based_on);
             m.uint(member_key!("client"), u64::from(client.0));
             event(m);
-            m.uint(member_key!("lease"), lease);
+            m.recurring(member_key!("lease"), lease);
             m.uint(member_key!("prev_value"), prev_value);
             m.opt_uint(member_key!("token"), token);
             m.uint(member_key!("value"), value);
