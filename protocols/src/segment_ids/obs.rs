@@ -126,6 +126,12 @@ impl Observation for SegObs {
         }
     }
 
+    /// Every text is this model's own literals, numbers and node names: nothing from
+    /// outside the model (a fact that ever carries such a text must say `false` for it).
+    fn plain_text(&self) -> bool {
+        true
+    }
+
     fn salience(&self) -> Salience {
         match self {
             SegObs::IdIssued {

@@ -167,6 +167,12 @@ impl Observation for IdObs {
         }
     }
 
+    /// Every text is this model's own literals, numbers and node names: nothing from
+    /// outside the model (a fact that ever carries such a text must say `false` for it).
+    fn plain_text(&self) -> bool {
+        true
+    }
+
     fn salience(&self) -> Salience {
         match self {
             IdObs::IdIssued {
