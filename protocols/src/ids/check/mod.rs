@@ -60,6 +60,9 @@ struct Backwards<I> {
 }
 
 impl<M, O: IssuesIds> Judge<M, O> for IdJudge<O::Id> {
+    /// Inlined into the runner's recorder, where every event passes: as a call it cost ~9
+    /// instructions per event.
+    #[inline]
     fn see(&mut self, index: usize, e: &Event<M, O>, _clocks: &[ClockTrack]) {
         let What::Observe(o) = &e.what else { return };
         let Some(id) = o.issued_id() else { return };
