@@ -1,6 +1,7 @@
 //! `unique_ids` (no ID is issued twice) and `id_monotonic` (each generator's IDs strictly
 //! increase), judged as the run goes from every event whose observation says it issued an ID.
 
+mod chunks;
 mod repeat;
 
 use std::fmt;
@@ -11,6 +12,7 @@ use locksim_sim::{ClockTrack, Event, Names, NodeId, RunEnd, What};
 
 use super::IssuesIds;
 use crate::judge::Judge;
+use chunks::Chunks;
 use repeat::{Issue, Placed, first_repeat};
 
 pub const UNIQUE_IDS: Invariant = Invariant::new("unique_ids", "no ID is issued twice");
@@ -22,10 +24,11 @@ pub const ID_INVARIANTS: &[Invariant] = &[UNIQUE_IDS, ID_MONOTONIC];
 /// Both ID checkers, fed one event at a time.
 ///
 /// What it keeps: per generator, every ID it issued with its event index and true time, 24
-/// bytes each (the last of them is what `id_monotonic` compares the next with); and the first
-/// ID that went backwards. That list grows with the IDs issued and with nothing else — inherent to
-/// `unique_ids`, since any later ID may repeat any earlier one, and its message names the
-/// first issue's generator and time — and it is a third of what the history kept per ID.
+/// bytes each, in chunks that grow without copying (`chunks.rs`; the last ID is what
+/// `id_monotonic` compares the next with); and the first ID that went backwards. That list
+/// grows with the IDs issued and with nothing else — inherent to `unique_ids`, since any later
+/// ID may repeat any earlier one, and its message names the first issue's generator and time —
+/// and it is a third of what the history kept per ID.
 ///
 /// `unique_ids` sorts the issued IDs at the end rather than inserting them into a map as they
 /// come: a run issues tens of thousands of IDs, and sorting flat vectors costs a fraction of as
@@ -36,7 +39,7 @@ pub const ID_INVARIANTS: &[Invariant] = &[UNIQUE_IDS, ID_MONOTONIC];
 /// (`repeat.rs`). The first violation is the earliest event that repeats an earlier ID.
 pub struct IdJudge<I> {
     /// Per generator: every ID it issued, in issue order.
-    issued: NodeTable<Vec<Issue<I>>>,
+    issued: NodeTable<Chunks<Issue<I>>>,
     /// The first ID lower than or equal to its generator's previous one.
     backwards: Option<Backwards<I>>,
 }

@@ -7,6 +7,8 @@ use std::collections::binary_heap::PeekMut;
 use locksim_sim::NodeId;
 use locksim_sim::check::NodeTable;
 
+use super::chunks::Chunks;
+
 /// One issued ID. Ordered by ID, then event index (distinct), as the repeat search needs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Issue<I> {
@@ -30,14 +32,15 @@ const PAIRWISE_UP_TO: usize = 8;
 /// The first violation is the repeat with the smallest event index; its ID's first issue is
 /// that ID's earliest.
 pub(super) fn first_repeat<I: Ord + Copy>(
-    issued: NodeTable<Vec<Issue<I>>>,
+    issued: NodeTable<Chunks<Issue<I>>>,
     increasing: bool,
 ) -> (usize, Option<Repeat<I>>) {
-    let mut runs: Vec<(NodeId, Vec<Issue<I>>)> = issued.into_entries().filter(|(_, v)| !v.is_empty()).collect();
+    let runs: Vec<(NodeId, Chunks<Issue<I>>)> = issued.into_entries().filter(|(_, v)| v.len() > 0).collect();
     let total = runs.iter().map(|(_, ids)| ids.len()).sum();
     if increasing && runs.len() <= PAIRWISE_UP_TO {
         return (total, pairwise(&runs));
     }
+    let mut runs: Vec<(NodeId, Vec<Issue<I>>)> = runs.into_iter().map(|(node, ids)| (node, ids.into_vec())).collect();
     for (_, ids) in &mut runs {
         ids.sort();
     }
@@ -49,28 +52,28 @@ pub(super) fn first_repeat<I: Ord + Copy>(
 /// An ID issued by several generators meets its first issue in one of the pairs, where the
 /// later of the two is its second issue, the repeat; later issues of it pair with an earlier
 /// one as the later of two, so they never take the repeat's place.
-fn pairwise<I: Ord + Copy>(runs: &[(NodeId, Vec<Issue<I>>)]) -> Option<Repeat<I>> {
+fn pairwise<I: Ord + Copy>(runs: &[(NodeId, Chunks<Issue<I>>)]) -> Option<Repeat<I>> {
     let mut first: Option<Repeat<I>> = None;
     for (a, (node_a, ids_a)) in runs.iter().enumerate() {
         for (node_b, ids_b) in &runs[a + 1..] {
-            let (mut i, mut j) = (0, 0);
-            while i < ids_a.len() && j < ids_b.len() {
-                let (x, y) = (&ids_a[i], &ids_b[j]);
-                if x.id < y.id {
-                    i += 1;
-                } else if y.id < x.id {
-                    j += 1;
+            let (mut xs, mut ys) = (ids_a.iter(), ids_b.iter());
+            let (mut x, mut y) = (xs.next(), ys.next());
+            while let (Some(i), Some(j)) = (x, y) {
+                if i.id < j.id {
+                    x = xs.next();
+                } else if j.id < i.id {
+                    y = ys.next();
                 } else {
-                    let pair = if x.index < y.index {
-                        ((*x, *node_a), (*y, *node_b))
+                    let pair = if i.index < j.index {
+                        ((*i, *node_a), (*j, *node_b))
                     } else {
-                        ((*y, *node_b), (*x, *node_a))
+                        ((*j, *node_b), (*i, *node_a))
                     };
                     let key = |(first, again): &Repeat<I>| (again.0.index, first.0.index);
                     if first.is_none_or(|f| key(&pair) < key(&f)) {
                         first = Some(pair);
                     }
-                    (i, j) = (i + 1, j + 1);
+                    (x, y) = (xs.next(), ys.next());
                 }
             }
         }
@@ -142,7 +145,7 @@ mod tests {
                     ids.dedup_by_key(|i| i.id);
                 }
             }
-            let (mut table, mut all) = (NodeTable::<Vec<Issue<u64>>>::new(), Vec::new());
+            let (mut table, mut all) = (NodeTable::<Chunks<Issue<u64>>>::new(), Vec::new());
             for (n, ids) in runs.into_iter().enumerate() {
                 let node = NodeId(n as u32);
                 for issue in ids {
