@@ -6,6 +6,8 @@
 pub mod check;
 pub mod order;
 mod spelled;
+#[cfg(test)]
+mod test_history;
 
 use std::fmt;
 

@@ -103,41 +103,12 @@ impl<M, O: IssuesIds> Judge<M, O> for OrderedIdJudge<O::Id> {
 
 #[cfg(test)]
 mod tests {
-    use locksim_sim::{History, Names, Stats};
-
     use super::*;
-    use crate::ids::HexId;
+    use crate::ids::test_history::history;
     use crate::judge::judge_history;
 
-    struct Obs(Option<u64>);
-
-    impl IssuesIds for Obs {
-        type Id = HexId;
-
-        fn issued_id(&self) -> Option<HexId> {
-            self.0.map(HexId)
-        }
-    }
-
     fn judge(issued: &[(u32, Option<u64>)]) -> Vec<Verdict> {
-        let h: History<(), Obs> = History {
-            names: Names::new(vec!["client-0".into(), "client-1".into()]),
-            events: issued
-                .iter()
-                .enumerate()
-                .map(|(i, &(node, id))| Event {
-                    t_ns: i as u64 * 1_000_000,
-                    node: NodeId(node),
-                    wall_ns: 0,
-                    mono_ns: 0,
-                    what: What::Observe(Obs(id)),
-                })
-                .collect(),
-            clocks: Vec::new(),
-            end_ns: 0,
-            stats: Stats::default(),
-        };
-        judge_history(OrderedIdJudge::default(), &h)
+        judge_history(OrderedIdJudge::default(), &history(issued))
     }
 
     fn words(v: &[Verdict]) -> Vec<&'static str> {

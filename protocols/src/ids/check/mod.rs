@@ -142,43 +142,11 @@ fn repeat_violation<I: fmt::Display>(names: &Names, (first, by): Placed<I>, (aga
 
 #[cfg(test)]
 mod tests {
-    use locksim_sim::{History, Stats};
+    use locksim_sim::History;
 
     use super::*;
-    use crate::ids::HexId;
+    use crate::ids::test_history::{Obs, history};
     use crate::judge::judge_history;
-
-    /// An observation that may carry an issued ID.
-    struct Obs(Option<u64>);
-
-    impl IssuesIds for Obs {
-        type Id = HexId;
-
-        fn issued_id(&self) -> Option<HexId> {
-            self.0.map(HexId)
-        }
-    }
-
-    /// A history of `(node, id)` observations, one per millisecond.
-    fn history(issued: &[(u32, Option<u64>)]) -> History<(), Obs> {
-        History {
-            names: Names::new(vec!["client-0".into(), "client-1".into()]),
-            events: issued
-                .iter()
-                .enumerate()
-                .map(|(i, &(node, id))| Event {
-                    t_ns: i as u64 * 1_000_000,
-                    node: NodeId(node),
-                    wall_ns: 0,
-                    mono_ns: 0,
-                    what: What::Observe(Obs(id)),
-                })
-                .collect(),
-            clocks: Vec::new(),
-            end_ns: 0,
-            stats: Stats::default(),
-        }
-    }
 
     fn check_ids(h: &History<(), Obs>) -> Vec<Verdict> {
         judge_history(IdJudge::default(), h)
