@@ -72,14 +72,14 @@ impl LineWriter {
     ) -> (&str, Salience) {
         // No sink takes the page: it holds this line alone.
         self.page.clear();
-        let (written, salience) = self.write_terminated(names, index, e);
-        (&written[..written.len() - 1], salience)
+        self.append_line(names, index, e)
     }
 
-    /// [`Self::write`]'s line and its newline, appended to the page; the page is the caller's
-    /// to hand on and clear ([`LineWriter::pass`], its one caller per line, inlines this).
+    /// Appends [`Self::write`]'s line and its newline to the page and returns the line; the
+    /// page is the caller's to hand on and clear ([`LineWriter::pass`], its one caller per
+    /// line, inlines this).
     #[inline(always)]
-    pub(super) fn write_terminated<M: Message, O: Observation>(
+    pub(super) fn append_line<M: Message, O: Observation>(
         &mut self,
         names: &Names,
         index: usize,
@@ -95,7 +95,7 @@ impl LineWriter {
             && let Some(known) = self.timers.get(tag)
         {
             self.page.push_str(known);
-            return (&self.page[begin..], salience(&e.what));
+            return (&self.page[begin..self.page.len() - 1], salience(&e.what));
         }
         let plain = match &e.what {
             What::Observe(o) => self.facts.plain(names, o),
@@ -131,7 +131,7 @@ impl LineWriter {
         if let What::Timer { tag } = e.what {
             self.timers.keep(tag, &self.page[tail..]);
         }
-        (&self.page[begin..], salience)
+        (&self.page[begin..self.page.len() - 1], salience)
     }
 }
 

@@ -32,8 +32,7 @@ pub struct Passing<'a> {
     pub t_ns: u64,
     pub node: &'a str,
     pub salience: Salience,
-    /// The event's trace line and its newline, at the end of the writer's page.
-    written: &'a str,
+    line: &'a str,
     erase: &'a dyn Fn() -> TraceEvent,
 }
 
@@ -46,7 +45,7 @@ impl<'a> Passing<'a> {
     /// The event's trace line.
     #[inline]
     pub fn line(&self) -> &'a str {
-        &self.written[..self.written.len() - 1]
+        self.line
     }
 }
 
@@ -60,7 +59,7 @@ impl LineWriter {
         e: &Event<M, O>,
         sink: &mut dyn TraceSink,
     ) {
-        let (written, salience) = self.write_terminated(names, index, e);
+        let (line, salience) = self.append_line(names, index, e);
         let node = names.of(e.node);
         let erase = || TraceEvent {
             index,
@@ -71,14 +70,14 @@ impl LineWriter {
             what: happening(names, &e.what),
             text: text(names, &e.what),
             salience,
-            json: written[..written.len() - 1].to_string(),
+            json: line.to_string(),
         };
         sink.take(&Passing {
             index,
             t_ns: e.t_ns,
             node,
             salience,
-            written,
+            line,
             erase: &erase,
         });
         if self.page.len() >= PAGE {
