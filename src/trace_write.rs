@@ -70,14 +70,15 @@ impl<W: Write> TraceSink for TraceWriter<W> {
         if self.error.is_some() {
             return;
         }
-        // The separator comes with the line: one write a line, not two.
-        let text = if self.events == 0 {
-            e.line().as_bytes()
+        // A comma and a newline between two lines: the line writer's page ends each line
+        // with a newline alone, the hash's bytes.
+        let separated = if self.events == 0 {
+            Ok(())
         } else {
-            e.separated()
+            self.out.write_all(b",\n")
         };
         self.events += 1;
-        if let Err(err) = self.out.write_all(text) {
+        if let Err(err) = separated.and_then(|()| self.out.write_all(e.line().as_bytes())) {
             self.error = Some(err);
         }
     }

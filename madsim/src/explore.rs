@@ -136,6 +136,10 @@ impl<T: TraceSink> TraceSink for SharedSink<T> {
     fn take(&mut self, e: &Passing<'_>) {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).take(e);
     }
+
+    fn take_page(&mut self, page: &[u8]) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take_page(page);
+    }
 }
 
 /// Runs one seed and writes its trace to `path` (the native trace format: header with the

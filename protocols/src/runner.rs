@@ -39,6 +39,9 @@ pub fn run_world<N: Node>(
     };
     let mut recorder = Judged { judge, names, trace };
     let finished = World::new(nodes, cfg).run_to_end(&mut recorder);
+    if let Some((lines, sink)) = &mut recorder.trace {
+        lines.flush(&mut **sink);
+    }
     Outcome {
         // A run that stopped short is no answer: judging the part that ran could report a
         // violation (or a hold) of a run that never happened.

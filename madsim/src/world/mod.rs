@@ -207,7 +207,10 @@ impl World {
 
     /// The verdicts and what is known at the end; the sinks are handed back.
     pub fn finish(&mut self) -> (Vec<Verdict>, RunEnd, Option<Box<dyn TraceSink + Send>>) {
-        let sinks = self.sinks.take().expect("a run finishes once");
+        let mut sinks = self.sinks.take().expect("a run finishes once");
+        if let Some(trace) = &mut sinks.trace {
+            self.lines.flush(&mut **trace);
+        }
         let end = RunEnd {
             names: self.names.clone(),
             clocks: self.clocks.clone(),

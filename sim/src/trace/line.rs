@@ -52,7 +52,9 @@ macro_rules! salience_text {
 /// `msg_id` (as the engine's do), whose text it reuses.
 #[derive(Default)]
 pub struct LineWriter {
-    buf: String,
+    /// The page: the lines written since it was last handed on, each followed by a newline
+    /// (what [`super::TraceHash`] hashes), never much over [`super::sink::PAGE`] bytes.
+    pub(super) page: String,
     sent: Sent,
     facts: Facts,
     stamp: LastStamp,
@@ -68,37 +70,38 @@ impl LineWriter {
         index: usize,
         e: &Event<M, O>,
     ) -> (&str, Salience) {
-        let (written, salience) = self.write_separated(names, index, e);
-        (&written[SEPARATOR.len()..written.len() - 1], salience)
+        // No sink takes the page: it holds this line alone.
+        self.page.clear();
+        self.append_line(names, index, e)
     }
 
-    /// [`Self::write`]'s line between [`SEPARATOR`] and a newline, for the sinks that take
-    /// those too. Inlined into [`LineWriter::pass`], its one caller per line.
+    /// Appends [`Self::write`]'s line and its newline to the page and returns the line; the
+    /// page is the caller's to hand on and clear ([`LineWriter::pass`], its one caller per
+    /// line, inlines this).
     #[inline(always)]
-    pub(super) fn write_separated<M: Message, O: Observation>(
+    pub(super) fn append_line<M: Message, O: Observation>(
         &mut self,
         names: &Names,
         index: usize,
         e: &Event<M, O>,
     ) -> (&str, Salience) {
-        self.buf.clear();
-        // [`SEPARATOR`] and the line's first key, one piece.
-        self.buf.push_str(",\n{\"i\":");
-        push_uint(&mut self.buf, index as u64);
-        self.buf.push_str(self.stamp.of(names, e));
+        let begin = self.page.len();
+        self.page.push_str("{\"i\":");
+        push_uint(&mut self.page, index as u64);
+        self.page.push_str(self.stamp.of(names, e));
         // A timer's line past its stamp is kept by tag, copied whole ([`TimerTails`]).
-        let tail = self.buf.len();
+        let tail = self.page.len();
         if let What::Timer { tag } = e.what
             && let Some(known) = self.timers.get(tag)
         {
-            self.buf.push_str(known);
-            return (&self.buf, salience(&e.what));
+            self.page.push_str(known);
+            return (&self.page[begin..self.page.len() - 1], salience(&e.what));
         }
         let plain = match &e.what {
             What::Observe(o) => self.facts.plain(names, o),
             _ => false,
         };
-        let mut w = Json(&mut self.buf);
+        let mut w = Json(&mut self.page);
         let msg = happening(&mut w, names, &mut self.sent, &mut self.facts, plain, &e.what);
         let salience = salience(&e.what);
         match msg {
@@ -126,15 +129,11 @@ impl LineWriter {
         }
         w.raw("\"}\n");
         if let What::Timer { tag } = e.what {
-            self.timers.keep(tag, &self.buf[tail..]);
+            self.timers.keep(tag, &self.page[tail..]);
         }
-        (&self.buf, salience)
+        (&self.page[begin..self.page.len() - 1], salience)
     }
 }
-
-/// What a trace file puts between two lines: written before every line, for a file writer
-/// to take with the line in one piece ([`super::Passing::separated`]).
-pub(super) const SEPARATOR: &str = ",\n";
 
 /// The timeline text of a message event (`write_text`'s, byte for byte), its message `msg`
 /// escaped already; its salience (a message event is chatter, [`salience`]) goes in with the

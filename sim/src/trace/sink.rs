@@ -9,11 +9,21 @@ use crate::node::{Message, Observation, Salience};
 
 use super::TraceEvent;
 use super::erase::{happening, text};
-use super::line::{LineWriter, SEPARATOR};
+use super::line::LineWriter;
+
+/// The page size past which [`LineWriter::pass`] hands its page on: what a hasher takes at
+/// once ([`super::TraceHash`]), so lines passed one by one reach it in 8 KiB pieces
+/// (a trace line is ~360 bytes).
+pub(super) const PAGE: usize = 8 * 1024;
 
 /// Takes a run's erased events, in order.
 pub trait TraceSink {
     fn take(&mut self, e: &Passing<'_>);
+
+    /// Takes a page of lines already taken one by one, each followed by a newline, in order:
+    /// the whole trace passes in pages too, for a sink that wants its bytes in bulk (a hasher,
+    /// which then copies no line). A sink that wraps another hands its pages on.
+    fn take_page(&mut self, _page: &[u8]) {}
 }
 
 /// One event on its way past the sinks.
@@ -22,9 +32,7 @@ pub struct Passing<'a> {
     pub t_ns: u64,
     pub node: &'a str,
     pub salience: Salience,
-    /// [`SEPARATOR`], the event's trace line and its newline, written in one buffer: each sink
-    /// takes the part it needs in one piece, sliced out only when it asks.
-    written: &'a str,
+    line: &'a str,
     erase: &'a dyn Fn() -> TraceEvent,
 }
 
@@ -37,25 +45,13 @@ impl<'a> Passing<'a> {
     /// The event's trace line.
     #[inline]
     pub fn line(&self) -> &'a str {
-        &self.written[SEPARATOR.len()..self.written.len() - 1]
-    }
-
-    /// The line and its newline (a hasher's piece).
-    #[inline]
-    pub fn terminated(&self) -> &'a [u8] {
-        &self.written.as_bytes()[SEPARATOR.len()..]
-    }
-
-    /// The separator a trace file puts before every line but its first (`,` and a newline),
-    /// and the line: a file writer writes either this or the line, one write a line.
-    #[inline]
-    pub fn separated(&self) -> &'a [u8] {
-        &self.written.as_bytes()[..self.written.len() - 1]
+        self.line
     }
 }
 
 impl LineWriter {
-    /// Writes event `index` of a run whose nodes are `names` and hands it to `sink`.
+    /// Writes event `index` of a run whose nodes are `names` and hands it to `sink`; past
+    /// [`PAGE`] bytes, hands `sink` the page too and starts a new one.
     pub fn pass<M: Message, O: Observation>(
         &mut self,
         names: &Names,
@@ -63,7 +59,7 @@ impl LineWriter {
         e: &Event<M, O>,
         sink: &mut dyn TraceSink,
     ) {
-        let (written, salience) = self.write_separated(names, index, e);
+        let (line, salience) = self.append_line(names, index, e);
         let node = names.of(e.node);
         let erase = || TraceEvent {
             index,
@@ -74,16 +70,32 @@ impl LineWriter {
             what: happening(names, &e.what),
             text: text(names, &e.what),
             salience,
-            json: written[SEPARATOR.len()..written.len() - 1].to_string(),
+            json: line.to_string(),
         };
         sink.take(&Passing {
             index,
             t_ns: e.t_ns,
             node,
             salience,
-            written,
+            line,
             erase: &erase,
         });
+        if self.page.len() >= PAGE {
+            self.hand_page(sink);
+        }
+    }
+
+    /// Hands `sink` the lines not handed yet: the end of the run's trace, once its last
+    /// event has passed.
+    pub fn flush(&mut self, sink: &mut dyn TraceSink) {
+        if !self.page.is_empty() {
+            self.hand_page(sink);
+        }
+    }
+
+    fn hand_page(&mut self, sink: &mut dyn TraceSink) {
+        sink.take_page(self.page.as_bytes());
+        self.page.clear();
     }
 }
 
@@ -100,11 +112,20 @@ impl<A: TraceSink, B: TraceSink> TraceSink for (A, B) {
         self.0.take(e);
         self.1.take(e);
     }
+
+    fn take_page(&mut self, page: &[u8]) {
+        self.0.take_page(page);
+        self.1.take_page(page);
+    }
 }
 
 impl<T: TraceSink + ?Sized> TraceSink for &mut T {
     fn take(&mut self, e: &Passing<'_>) {
         (**self).take(e);
+    }
+
+    fn take_page(&mut self, page: &[u8]) {
+        (**self).take_page(page);
     }
 }
 
@@ -113,6 +134,12 @@ impl<T: TraceSink> TraceSink for Option<T> {
     fn take(&mut self, e: &Passing<'_>) {
         if let Some(sink) = self {
             sink.take(e);
+        }
+    }
+
+    fn take_page(&mut self, page: &[u8]) {
+        if let Some(sink) = self {
+            sink.take_page(page);
         }
     }
 }

@@ -311,3 +311,19 @@ fn the_hash_streams_what_sha256_hex_hashes() {
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     );
 }
+
+/// The pages a line writer hands on hold every line it passed, each followed by a newline:
+/// hashed as pages (across several, and the last flushed), they hash as the lines do.
+#[test]
+fn the_line_writers_pages_hash_as_its_lines() {
+    let h = history();
+    let mut lines = LineWriter::default();
+    let mut sinks = (TraceHash::default(), Vec::<TraceEvent>::new());
+    for (index, e) in h.events.iter().cycle().take(10 * h.events.len()).enumerate() {
+        lines.pass(&h.names, index, e, &mut sinks);
+    }
+    lines.flush(&mut sinks);
+    let (hash, kept) = sinks;
+    assert!(kept.iter().map(|e| e.json.len() + 1).sum::<usize>() > 3 * sink::PAGE);
+    assert_eq!(hash.hex(), sha256_hex(kept.iter().map(|e| e.json.as_str())));
+}
