@@ -10,6 +10,7 @@ use crate::node::{Message, Observation, Salience};
 
 use super::erase::salience;
 use super::facts::Facts;
+use super::index::LineIndex;
 use super::plain::debug_assert_plain;
 use super::sent::Sent;
 use super::stamp::LastStamp;
@@ -55,6 +56,7 @@ pub struct LineWriter {
     /// The page: the lines written since it was last handed on, each followed by a newline
     /// (what [`super::TraceHash`] hashes), never much over [`super::sink::PAGE`] bytes.
     pub(super) page: String,
+    index: LineIndex,
     sent: Sent,
     facts: Facts,
     stamp: LastStamp,
@@ -86,8 +88,7 @@ impl LineWriter {
         e: &Event<M, O>,
     ) -> (&str, Salience) {
         let begin = self.page.len();
-        self.page.push_str("{\"i\":");
-        push_uint(&mut self.page, index as u64);
+        self.index.push(&mut self.page, index);
         self.page.push_str(self.stamp.of(names, e));
         // A timer's line past its stamp is kept by tag, copied whole ([`TimerTails`]).
         let tail = self.page.len();

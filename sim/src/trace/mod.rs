@@ -13,6 +13,7 @@ mod facts;
 mod fields;
 mod happening;
 mod hash;
+mod index;
 mod kinds;
 mod line;
 mod plain;
