@@ -21,17 +21,18 @@ pub(super) struct LastStamp {
 impl LastStamp {
     /// The stamp of `e`, written anew only if its readings differ from the last one's.
     pub(super) fn of<M, O>(&mut self, names: &Names, e: &Event<M, O>) -> &str {
-        let at = (e.t_ns, e.node, e.wall_ns, e.mono_ns);
-        if self.at != Some(at) {
-            self.at = Some(at);
-            self.text.clear();
-            self.write(names, at);
+        if self.at != Some((e.t_ns, e.node, e.wall_ns, e.mono_ns)) {
+            self.write(names, e.t_ns, e.node, e.wall_ns, e.mono_ns);
         }
         &self.text
     }
 
-    fn write(&mut self, names: &Names, (t_ns, node, wall_ns, mono_ns): (u64, NodeId, i64, u64)) {
+    /// Writes and keeps the stamp of these readings. They come one by one, in registers: as
+    /// a tuple, they were stored on the stack for every line, written or not (~9 stores).
+    fn write(&mut self, names: &Names, t_ns: u64, node: NodeId, wall_ns: i64, mono_ns: u64) {
+        self.at = Some((t_ns, node, wall_ns, mono_ns));
         let out = &mut self.text;
+        out.clear();
         let mut digits = itoa::Buffer::new();
         let t = digits.format(t_ns);
         out.push_str(",\"t_ns\":");
