@@ -35,7 +35,14 @@ impl<const N: usize> Spelled<N> {
     #[inline(always)]
     pub fn hex(&mut self, n: u64) {
         let digits = (u64::BITS - (n | 1).leading_zeros()).div_ceil(4) as usize;
-        if digits > 8 {
+        if digits == 9 {
+            // One digit above the last 8, as a Snowflake ID of a run's first 16 seconds has:
+            // spelled alone, where its 8 cost ~20 instructions more.
+            let top = (n >> 32) as u8;
+            self.bytes[self.len] = top + if top < 10 { b'0' } else { b'a' - 10 };
+            self.len += 1;
+            self.put_last(hex8(n as u32), 8);
+        } else if digits > 8 {
             self.put_last(hex8((n >> 32) as u32), digits - 8);
             self.put_last(hex8(n as u32), 8);
         } else {
