@@ -242,14 +242,12 @@ impl<'a> Members<'a> {
 
     /// Members whose JSON text the model has whole (`,"a":1,"b":2`, their keys `keys`), most
     /// often a constant: copied in one piece, one capacity check, where [`Members::json`]
-    /// copies the key and then the value. (A Snowflake `id_issued` fact, half a run's lines,
-    /// writes its `event` and `note` members so: ~21 instructions fewer per event.) Debug
+    /// copies the key and then the value. (An issued ID's fact, half the lines of a run of an
+    /// ID generator, writes its `event` and `note` members so: ~21 instructions fewer.) Debug
     /// builds check the text is those members, in that order, after the last key written.
     ///
     /// ```
-    /// # use locksim_sim::{Members, NodeId, Observation, Names, Salience};
-    /// # use locksim_sim::trace::LineWriter;
-    /// # use locksim_sim::{Event, What};
+    /// # use locksim_sim::{trace::LineWriter, Event, Members, Names, NodeId, Observation, Salience, What};
     /// #[derive(Clone, Debug, serde::Serialize)]
     /// #[serde(tag = "event")]
     /// enum Fact {
@@ -278,9 +276,7 @@ impl<'a> Members<'a> {
     /// A text whose keys are not `keys`, in that order, fails its tests:
     ///
     /// ```should_panic
-    /// # use locksim_sim::{Members, NodeId, Observation, Names, Salience};
-    /// # use locksim_sim::trace::LineWriter;
-    /// # use locksim_sim::{Event, What};
+    /// # use locksim_sim::{trace::LineWriter, Event, Members, Names, NodeId, Observation, Salience, What};
     /// # #[derive(Clone, Debug, serde::Serialize)]
     /// # struct Fact;
     /// # impl Observation for Fact {
