@@ -16,12 +16,16 @@ use crate::ids::{Requests, Spelled};
 pub(super) fn write_line(obs: &IdObs, names: &Names, out: &mut String) {
     match *obs {
         IdObs::IdIssued {
-            ms, node_id, seq, note, ..
+            id,
+            ms,
+            node_id,
+            seq,
+            note,
         } => {
             // 68 bytes at most, and room past them for a number's 8-byte store.
             let mut text = Spelled::<80>::default();
             text.str("issues ID ");
-            SnowflakeId { ms, node: node_id, seq }.spell(&mut text);
+            SnowflakeId { ms, node: node_id, seq }.spell(id, &mut text);
             text.push_to(out);
             issue_note(out, note, ms, node_id);
         }

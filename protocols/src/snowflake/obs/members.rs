@@ -22,8 +22,9 @@ pub(super) fn write(obs: &IdObs, m: &mut Members<'_>) {
             seq,
             note,
         } => {
-            // The tag's value as one constant: two pieces fewer than `plain_kind`'s.
-            m.json(member_key!("event"), "\"id_issued\"");
+            // The tag's member, key and value, as one constant ([`Members::raw`]): three pieces
+            // fewer than `plain_kind`'s.
+            m.raw(&["event"], ",\"event\":\"id_issued\"");
             m.uint(member_key!("id"), id);
             m.uint(member_key!("ms"), ms);
             m.digits(member_key!("node_id"), &SmallUint(node_id));
@@ -99,14 +100,14 @@ fn node(id: NodeId) -> u64 {
     u64::from(id.0)
 }
 
-/// `"note"`: a unit variant's object a constant, copied whole ([`Members::json`]), as most
-/// issued IDs' notes are — each arm its own call, so that the copy's length is a constant too
+/// `"note"`: a unit variant's member a constant, key and object copied whole
+/// ([`Members::raw`]), as most issued IDs' notes are — each arm its own call, so that the copy's length is a constant too
 /// (one `&str` chosen among seven was a `memcpy` call); `Behind`'s (rare) written member by
 /// member.
 fn write_note(note: IssueNote, m: &mut Members<'_>) {
     macro_rules! unit {
         ($kind:literal) => {
-            m.json(member_key!("note"), concat!("{\"kind\":\"", $kind, "\"}"))
+            m.raw(&["note"], concat!(",\"note\":{\"kind\":\"", $kind, "\"}"))
         };
     }
     match note {
