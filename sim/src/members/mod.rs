@@ -9,6 +9,11 @@ use std::ops::Range;
 use crate::escape::push_escaped;
 use crate::pieces::{Piece, push_uint};
 
+mod raw_keys;
+mod recurring;
+
+pub(crate) use recurring::Recurring;
+
 /// A member's key: its plain name, or the text [`member_key!`] made of it at compile time,
 /// `,"name":`, which a member copies with one capacity check instead of four pushes (comma,
 /// quote, name, `":`) — a model's facts write a few keys each, on a third of a run's lines.
@@ -222,13 +227,7 @@ impl<'a> Members<'a> {
         // Debug builds only: in release, the name cut out of a key's text and kept was a call
         // and two stores per member, for a check that does not run.
         if cfg!(debug_assertions) {
-            let name = key.name();
-            assert!(name > self.last, "members in key order: {name:?} after {:?}", self.last);
-            assert!(
-                name.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\'),
-                "a plain key: {name:?}"
-            );
-            self.last = name;
+            self.check_key(key.name());
         }
         match key {
             MemberKey::Name(name) => {
@@ -238,6 +237,16 @@ impl<'a> Members<'a> {
             }
             MemberKey::Text(text) => self.out.push_str(text),
         }
+    }
+
+    /// The debug builds' check of a member's key: plain, and after the last one written.
+    fn check_key(&mut self, name: &'static str) {
+        assert!(name > self.last, "members in key order: {name:?} after {:?}", self.last);
+        assert!(
+            name.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\'),
+            "a plain key: {name:?}"
+        );
+        self.last = name;
     }
 
     /// Members whose JSON text the model has whole (`,"a":1,"b":2`, their keys `keys`), most
@@ -272,129 +281,19 @@ impl<'a> Members<'a> {
     /// # let (line, _) = writer.write(&names, 0, &e);
     /// # assert!(line.contains(r#""kind":"done","a":7,"event":"Done","salience""#), "{line}");
     /// ```
-    ///
-    /// A text whose keys are not `keys`, in that order, fails its tests:
-    ///
-    /// ```should_panic
-    /// # use locksim_sim::{trace::LineWriter, Event, Members, Names, NodeId, Observation, Salience, What};
-    /// # #[derive(Clone, Debug, serde::Serialize)]
-    /// # struct Fact;
-    /// # impl Observation for Fact {
-    /// #     fn kind(&self) -> &'static str { "done" }
-    /// #     fn salience(&self) -> Salience { Salience::Routine }
-    /// #     fn describe(&self, _: &Names) -> String { String::new() }
-    /// fn write_members(&self, m: &mut Members<'_>) -> bool {
-    ///     m.raw(&["a", "b"], ",\"b\":1,\"a\":2");
-    ///     true
-    /// }
-    /// # }
-    /// # let names = Names::new(vec!["n".into()]);
-    /// # let e: Event<&str, Fact> = Event {
-    /// #     t_ns: 1, node: NodeId(0), wall_ns: 1, mono_ns: 1, what: What::Observe(Fact),
-    /// # };
-    /// # LineWriter::default().write(&names, 0, &e);
-    /// ```
     #[inline(always)]
     pub fn raw(&mut self, keys: &[&'static str], text: &str) {
         // Debug builds only, as for `key`: the keys in order and plain, and the text's own
-        // keys the same, read by a JSON parser (its values parsed and ignored).
+        // keys the same, read by a JSON parser.
         if cfg!(debug_assertions) {
             for &name in keys {
-                assert!(name > self.last, "members in key order: {name:?} after {:?}", self.last);
-                assert!(
-                    name.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\'),
-                    "a plain key: {name:?}"
-                );
-                self.last = name;
+                self.check_key(name);
             }
-            struct Keys(Vec<String>);
-            impl<'de> serde::de::Visitor<'de> for Keys {
-                type Value = Vec<String>;
-                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("an object")
-                }
-                fn visit_map<A: serde::de::MapAccess<'de>>(mut self, mut map: A) -> Result<Vec<String>, A::Error> {
-                    while let Some((key, serde::de::IgnoredAny)) = map.next_entry()? {
-                        self.0.push(key);
-                    }
-                    Ok(self.0)
-                }
-            }
-            let object = format!("{{{}}}", text.strip_prefix(',').unwrap_or("not a member"));
-            let mut parser = serde_json::Deserializer::from_str(&object);
-            let spelled = serde::Deserializer::deserialize_map(&mut parser, Keys(Vec::new()));
             assert!(
-                spelled.as_deref().is_ok_and(|spelled| spelled.iter().eq(keys)) && parser.end().is_ok(),
+                raw_keys::of(text).is_some_and(|spelled| spelled.iter().eq(keys)),
                 "members {keys:?}: {text:?}"
             );
         }
         self.out.push_str(text);
-    }
-}
-
-/// Numbers kept.
-const RECURRING: usize = 4;
-
-/// The digits of the last few numbers written through [`Members::recurring`]: a random
-/// token's 20 digits cost `itoa` ~75 instructions, a lookup here a few compares; the copy is
-/// the same. A model may name such a token in a third of its facts, a handful live at a time.
-#[derive(Default)]
-pub(crate) struct Recurring {
-    /// Each number with its digits; the slots filled in turn, the oldest replaced.
-    kept: [(u64, String); RECURRING],
-    next: usize,
-}
-
-impl Recurring {
-    /// Appends `n` in decimal to `out`.
-    fn push(&mut self, out: &mut String, n: u64) {
-        // Small numbers are not kept: a slot never used holds 0 with no digits.
-        if n < 10_000 {
-            push_uint(out, n);
-            return;
-        }
-        if let Some((_, digits)) = self.kept.iter().find(|(kept, _)| *kept == n) {
-            out.push_str(digits);
-            return;
-        }
-        let (kept, digits) = &mut self.kept[self.next];
-        self.next = (self.next + 1) % RECURRING;
-        *kept = n;
-        digits.clear();
-        push_uint(digits, n);
-        out.push_str(digits);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn recurring_numbers_are_written_as_display_writes_them() {
-        let mut recurring = Recurring::default();
-        let mut out = String::new();
-        let mut want = String::new();
-        // Kept, found again, replaced in turn: more numbers than slots, each several times.
-        for round in 0..3u64 {
-            for n in [
-                0,
-                9_999,
-                10_000,
-                u64::MAX,
-                1 << 63,
-                12_345_678_901,
-                5,
-                10_001,
-                77_777,
-                u64::MAX - round,
-            ] {
-                recurring.push(&mut out, n);
-                want.push_str(&n.to_string());
-                want.push(' ');
-                out.push(' ');
-            }
-        }
-        assert_eq!(out, want);
     }
 }
