@@ -56,25 +56,40 @@ fn pairwise<I: Ord + Copy>(runs: &[(NodeId, Chunks<Issue<I>>)]) -> Option<Repeat
     let mut first: Option<Repeat<I>> = None;
     for (a, (node_a, ids_a)) in runs.iter().enumerate() {
         for (node_b, ids_b) in &runs[a + 1..] {
-            let (mut xs, mut ys) = (ids_a.iter(), ids_b.iter());
-            let (mut x, mut y) = (xs.next(), ys.next());
-            while let (Some(i), Some(j)) = (x, y) {
-                if i.id < j.id {
-                    x = xs.next();
-                } else if j.id < i.id {
-                    y = ys.next();
-                } else {
-                    let pair = if i.index < j.index {
-                        ((*i, *node_a), (*j, *node_b))
-                    } else {
-                        ((*j, *node_b), (*i, *node_a))
-                    };
-                    let key = |(first, again): &Repeat<I>| (again.0.index, first.0.index);
-                    if first.is_none_or(|f| key(&pair) < key(&f)) {
-                        first = Some(pair);
-                    }
-                    (x, y) = (xs.next(), ys.next());
+            let (mut chunks_a, mut chunks_b) = (ids_a.slices(), ids_b.slices());
+            let (mut xs, mut ys): (&[Issue<I>], &[Issue<I>]) = (&[], &[]);
+            loop {
+                // Chunk by chunk: the walk within two slices below is the step that counts.
+                if xs.is_empty() {
+                    let Some(next) = chunks_a.next() else { break };
+                    xs = next;
+                    continue;
                 }
+                if ys.is_empty() {
+                    let Some(next) = chunks_b.next() else { break };
+                    ys = next;
+                    continue;
+                }
+                let (mut i, mut j) = (0, 0);
+                while let (Some(x), Some(y)) = (xs.get(i), ys.get(j)) {
+                    if x.id < y.id {
+                        i += 1;
+                    } else if y.id < x.id {
+                        j += 1;
+                    } else {
+                        let pair = if x.index < y.index {
+                            ((*x, *node_a), (*y, *node_b))
+                        } else {
+                            ((*y, *node_b), (*x, *node_a))
+                        };
+                        let key = |(first, again): &Repeat<I>| (again.0.index, first.0.index);
+                        if first.is_none_or(|f| key(&pair) < key(&f)) {
+                            first = Some(pair);
+                        }
+                        (i, j) = (i + 1, j + 1);
+                    }
+                }
+                (xs, ys) = (&xs[i..], &ys[j..]);
             }
         }
     }
