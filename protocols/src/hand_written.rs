@@ -1,6 +1,6 @@
 //! Test support for a model whose facts write their trace members and timeline texts by hand
-//! (`Observation::write_members`, `describe_into`): the two checks every such model makes, in
-//! one place, so each model's tests list only its facts.
+//! (`Observation::write_members`, `describe_into`, `write_line_after_stamp`): the two checks
+//! every such model makes, in one place, so each model's tests list only its facts.
 
 use std::collections::BTreeSet;
 
@@ -8,7 +8,8 @@ use locksim_sim::trace::{LineWriter, erase_event};
 use locksim_sim::{Event, Names, NodeId, Observation, What};
 
 /// Every kind of `kinds` occurs among `facts`, and each fact's trace line, written through the
-/// model's own members, is byte for byte the line the serde path writes.
+/// model's own members (or its own line past the stamp, `write_line_after_stamp`), is byte for
+/// byte the line the serde path writes.
 pub(crate) fn members_match_serde<O: Observation>(facts: Vec<O>, kinds: &[&str], names: &[&str]) {
     let seen: BTreeSet<&str> = facts.iter().map(Observation::kind).collect();
     assert_eq!(seen, kinds.iter().copied().collect(), "every fact");

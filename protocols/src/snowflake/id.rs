@@ -74,8 +74,14 @@ impl SnowflakeId {
     /// line ~20 instructions.
     #[inline(always)]
     pub fn spell<const N: usize>(&self, id: u64, text: &mut Spelled<N>) {
-        debug_assert_eq!(id, self.encode(), "the ID of {self:?}");
         text.str("0x");
+        self.spell_after_0x(id, text);
+    }
+
+    /// [`SnowflakeId::spell`] past its `0x`.
+    #[inline(always)]
+    pub fn spell_after_0x<const N: usize>(&self, id: u64, text: &mut Spelled<N>) {
+        debug_assert_eq!(id, self.encode(), "the ID of {self:?}");
         text.hex(id);
         text.str(" (ms ");
         text.decimal(self.ms);

@@ -210,9 +210,27 @@ impl Observation for IdObs {
         members::write(self, m);
         true
     }
+
+    #[inline(always)]
+    fn write_line_after_stamp(&self, _: &Names, out: &mut String) -> bool {
+        match *self {
+            IdObs::IdIssued {
+                id,
+                ms,
+                node_id,
+                seq,
+                note,
+            } => {
+                line::issued(out, id, ms, node_id, seq, note, self.salience());
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 mod describe;
+mod line;
 mod members;
 #[cfg(test)]
 mod tests;

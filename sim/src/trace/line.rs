@@ -98,6 +98,31 @@ impl LineWriter {
             self.page.push_str(known);
             return (&self.page[begin..self.page.len() - 1], salience(&e.what));
         }
+        // A fact that writes its own line past the stamp: debug builds write it this writer's
+        // way too, and check the two agree byte for byte.
+        if let What::Observe(o) = &e.what
+            && o.write_line_after_stamp(names, &mut self.page)
+        {
+            self.page.push_str("\"}\n");
+            #[cfg(debug_assertions)]
+            {
+                let whole = self.page.split_off(tail);
+                self.write_tail(names, e);
+                assert_eq!(self.page[tail..], whole, "{o:?}'s own line past its stamp");
+            }
+            return (&self.page[begin..self.page.len() - 1], o.salience());
+        }
+        let salience = self.write_tail(names, e);
+        if let What::Timer { tag } = e.what {
+            self.timers.keep(tag, &self.page[tail..]);
+        }
+        (&self.page[begin..self.page.len() - 1], salience)
+    }
+
+    /// Writes `e`'s line past its stamp — its kind and fields, salience and text, the closing
+    /// `"}` and the newline — and returns its salience.
+    #[inline(always)]
+    fn write_tail<M: Message, O: Observation>(&mut self, names: &Names, e: &Event<M, O>) -> Salience {
         let plain = match &e.what {
             What::Observe(o) => self.facts.plain(names, o),
             _ => false,
@@ -129,10 +154,7 @@ impl LineWriter {
             }
         }
         w.raw("\"}\n");
-        if let What::Timer { tag } = e.what {
-            self.timers.keep(tag, &self.page[tail..]);
-        }
-        (&self.page[begin..self.page.len() - 1], salience)
+        salience
     }
 }
 

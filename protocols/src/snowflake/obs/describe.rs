@@ -120,7 +120,7 @@ pub(super) fn write_line(obs: &IdObs, names: &Names, out: &mut String) {
 }
 
 /// What the timeline adds after an issued ID: why this one is worth a look, if it is.
-fn issue_note(out: &mut String, note: IssueNote, ms: u64, node_id: u16) {
+pub(super) fn issue_note(out: &mut String, note: IssueNote, ms: u64, node_id: u16) {
     match note {
         IssueNote::Plain => {}
         IssueNote::First => out.push_str(" — its first"),
