@@ -49,17 +49,18 @@ pub trait Observation: Clone + fmt::Debug + Serialize {
     fn plain_text(&self) -> bool {
         false
     }
-    /// Writes this fact's trace line past its stamp into `out` and says it did: `,"kind":…`,
+    /// Writes this fact's trace line past its stamp into `out` and returns the fact's
+    /// [`Observation::salience`], which the line holds: `,"kind":…`,
     /// its members, `"salience":…` and `"text":"` with the text, escaped, up to (not
     /// including) the text's closing quote — what the line writer would write from
     /// [`Observation::kind`], [`Observation::write_members`], [`Observation::salience`] and
-    /// [`Observation::describe_into`], byte for byte. `false` (the default, having written
+    /// [`Observation::describe_into`], byte for byte. `None` (the default, having written
     /// nothing) leaves the line to the writer. For a fact so frequent that its line's pieces
     /// are worth fusing (an issued Snowflake ID, half such a run's lines): each piece the
     /// writer adds on its own is a capacity check and a copy. Debug builds (tests) write the
     /// line the writer's way too and check the two agree.
-    fn write_line_after_stamp(&self, _: &Names, _: &mut String) -> bool {
-        false
+    fn write_line_after_stamp(&self, _: &Names, _: &mut String) -> Option<Salience> {
+        None
     }
     /// How much a reader of the timeline needs it.
     fn salience(&self) -> Salience {

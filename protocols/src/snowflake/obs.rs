@@ -212,7 +212,7 @@ impl Observation for IdObs {
     }
 
     #[inline(always)]
-    fn write_line_after_stamp(&self, _: &Names, out: &mut String) -> bool {
+    fn write_line_after_stamp(&self, _: &Names, out: &mut String) -> Option<Salience> {
         match *self {
             IdObs::IdIssued {
                 id,
@@ -221,10 +221,11 @@ impl Observation for IdObs {
                 seq,
                 note,
             } => {
-                line::issued(out, id, ms, node_id, seq, note, self.salience());
-                true
+                let salience = self.salience();
+                line::issued(out, id, ms, node_id, seq, note, salience);
+                Some(salience)
             }
-            _ => false,
+            _ => None,
         }
     }
 }

@@ -101,16 +101,16 @@ impl LineWriter {
         // A fact that writes its own line past the stamp: debug builds write it this writer's
         // way too, and check the two agree byte for byte.
         if let What::Observe(o) = &e.what
-            && o.write_line_after_stamp(names, &mut self.page)
+            && let Some(salience) = o.write_line_after_stamp(names, &mut self.page)
         {
             self.page.push_str("\"}\n");
             #[cfg(debug_assertions)]
             {
                 let whole = self.page.split_off(tail);
-                self.write_tail(names, e);
+                assert_eq!(self.write_tail(names, e), salience, "{o:?}'s salience");
                 assert_eq!(self.page[tail..], whole, "{o:?}'s own line past its stamp");
             }
-            return (&self.page[begin..self.page.len() - 1], o.salience());
+            return (&self.page[begin..self.page.len() - 1], salience);
         }
         let salience = self.write_tail(names, e);
         if let What::Timer { tag } = e.what {
