@@ -56,7 +56,7 @@ pub trait Observation: Clone + fmt::Debug + Serialize {
     /// [`Observation::kind`], [`Observation::write_members`], [`Observation::salience`] and
     /// [`Observation::describe_into`], byte for byte. `None` (the default, having written
     /// nothing) leaves the line to the writer. For a fact so frequent that its line's pieces
-    /// are worth fusing (an issued Snowflake ID, half such a run's lines): each piece the
+    /// are worth fusing (an ID generator's issued ID, half such a run's lines): each piece the
     /// writer adds on its own is a capacity check and a copy. Debug builds (tests) write the
     /// line the writer's way too and check the two agree.
     fn write_line_after_stamp(&self, _: &Names, _: &mut String) -> Option<Salience> {
