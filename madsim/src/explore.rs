@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use locksim::load::LoadedScenario;
 use locksim::run_result::RunResult;
 use locksim::trace_write::TraceWriter;
-use locksim_sim::trace::{Passing, TraceHash, TraceSink};
+use locksim_sim::trace::{Page, Passing, TraceHash, TraceSink};
 use locksim_sim::{Level, Status};
 use serde_json::{Map, Value, json};
 
@@ -137,8 +137,12 @@ impl<T: TraceSink> TraceSink for SharedSink<T> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).take(e);
     }
 
-    fn take_page(&mut self, page: &[u8]) {
+    fn take_page(&mut self, page: &Page<'_>) {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).take_page(page);
+    }
+
+    fn takes_each(&self) -> bool {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).takes_each()
     }
 }
 

@@ -3,6 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
+use super::page::Page;
 use super::sink::{Passing, TraceSink};
 
 /// Bytes [`TraceHash::update`] gathers before the hasher sees them (a trace line is ~360 bytes).
@@ -69,12 +70,16 @@ impl TraceHash {
 impl TraceSink for TraceHash {
     fn take(&mut self, _: &Passing<'_>) {}
 
-    fn take_page(&mut self, page: &[u8]) {
+    fn take_page(&mut self, page: &Page<'_>) {
         if !self.chunk.is_empty() {
             self.sha.update(&self.chunk);
             self.chunk.clear();
         }
-        self.sha.update(page);
+        self.sha.update(page.bytes());
+    }
+
+    fn takes_each(&self) -> bool {
+        false
     }
 }
 
@@ -100,9 +105,11 @@ mod tests {
         let mut whole = Vec::new();
         for (i, line) in lines.iter().enumerate() {
             hash.update(line);
-            paged.take_page(format!("{line}\n").as_bytes());
+            let (text, ends) = (format!("{line}\n"), [line.len()]);
+            let page = Page::new(&text, &ends);
+            paged.take_page(&page);
             if i % 3 == 0 {
-                mixed.take_page(format!("{line}\n").as_bytes());
+                mixed.take_page(&page);
             } else {
                 mixed.update(line);
             }

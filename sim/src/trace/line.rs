@@ -56,6 +56,8 @@ pub struct LineWriter {
     /// The page: the lines written since it was last handed on, each followed by a newline
     /// (what [`super::TraceHash`] hashes), never much over [`super::sink::PAGE`] bytes.
     pub(super) page: String,
+    /// Where each line of the page ends: the offset of its newline.
+    pub(super) ends: Vec<usize>,
     index: LineIndex,
     sent: Sent,
     facts: Facts,
@@ -74,20 +76,21 @@ impl LineWriter {
     ) -> (&str, Salience) {
         // No sink takes the page: it holds this line alone.
         self.page.clear();
-        self.append_line(names, index, e)
+        self.ends.clear();
+        let salience = self.append_line(names, index, e);
+        (&self.page[..self.page.len() - 1], salience)
     }
 
-    /// Appends [`Self::write`]'s line and its newline to the page and returns the line; the
-    /// page is the caller's to hand on and clear ([`LineWriter::pass`], its one caller per
-    /// line, inlines this).
+    /// Appends [`Self::write`]'s line and its newline to the page and returns the line's
+    /// salience; the page is the caller's to hand on and clear ([`LineWriter::pass`], its one
+    /// caller per line, inlines this).
     #[inline(always)]
     pub(super) fn append_line<M: Message, O: Observation>(
         &mut self,
         names: &Names,
         index: usize,
         e: &Event<M, O>,
-    ) -> (&str, Salience) {
-        let begin = self.page.len();
+    ) -> Salience {
         self.index.push(&mut self.page, index);
         self.page.push_str(self.stamp.of(names, e));
         // A timer's line past its stamp is kept by tag, copied whole ([`TimerTails`]).
@@ -96,7 +99,7 @@ impl LineWriter {
             && let Some(known) = self.timers.get(tag)
         {
             self.page.push_str(known);
-            return (&self.page[begin..self.page.len() - 1], salience(&e.what));
+            return salience(&e.what);
         }
         // A fact that writes its own line past the stamp: debug builds write it this writer's
         // way too, and check the two agree byte for byte.
@@ -110,13 +113,13 @@ impl LineWriter {
                 assert_eq!(self.write_tail(names, e), salience, "{o:?}'s salience");
                 assert_eq!(self.page[tail..], whole, "{o:?}'s own line past its stamp");
             }
-            return (&self.page[begin..self.page.len() - 1], salience);
+            return salience;
         }
         let salience = self.write_tail(names, e);
         if let What::Timer { tag } = e.what {
             self.timers.keep(tag, &self.page[tail..]);
         }
-        (&self.page[begin..self.page.len() - 1], salience)
+        salience
     }
 
     /// Writes `e`'s line past its stamp — its kind and fields, salience and text, the closing

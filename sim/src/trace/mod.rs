@@ -16,6 +16,7 @@ mod hash;
 mod index;
 mod kinds;
 mod line;
+mod page;
 mod plain;
 mod sent;
 mod sink;
@@ -28,6 +29,7 @@ pub use erase::{erase, erase_event};
 pub use happening::{Happening, Observed};
 pub use hash::TraceHash;
 pub use line::LineWriter;
+pub use page::Page;
 pub use sink::{Passing, Recording, TraceSink};
 
 /// One event, erased.
