@@ -3,7 +3,7 @@
 //! pushed alone, instead of the index formatted anew for every line (`itoa` and the copy of
 //! its text, for an index of 10,000 or more).
 
-use crate::pieces::push_uint;
+use crate::pieces::{push_short, push_uint};
 
 /// The opening of the last line written, without its index's last digit.
 pub(super) struct LineIndex {
@@ -36,7 +36,9 @@ impl LineIndex {
                 push_uint(&mut self.text, tens as u64);
             }
         }
-        out.push_str(&self.text);
+        // At most 24 bytes (`{"i":` and the 19 digits of `usize::MAX / 10`): a copy of its
+        // length known at compile time, where a `memcpy` call cost ~8 instructions a line more.
+        push_short(out, &self.text);
         out.push(char::from(b'0' + (index % 10) as u8));
     }
 }
