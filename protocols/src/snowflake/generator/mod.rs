@@ -155,7 +155,19 @@ impl Generator {
         };
     }
 
+    /// The tick, nearly every firing, is told apart here and the other timers in a function of
+    /// their own: this one then sets up no frame and jumps straight to `tick` (a frame for the
+    /// other arms cost every tick ~16 instructions).
     pub fn on_timer(&mut self, ctx: &mut IdCtx<'_>, tag: TimerTag) {
+        match tag {
+            TICK if self.ticking => self.tick(ctx),
+            TICK => {}
+            _ => self.on_other_timer(ctx, tag),
+        }
+    }
+
+    #[inline(never)]
+    fn on_other_timer(&mut self, ctx: &mut IdCtx<'_>, tag: TimerTag) {
         match tag {
             START => match self.node_ids {
                 NodeIds::Static => {
@@ -164,7 +176,6 @@ impl Generator {
                 }
                 NodeIds::Leased { .. } => self.request_lease(ctx),
             },
-            TICK if self.ticking => self.tick(ctx),
             WAIT => {
                 self.waiting = None;
                 self.serve(ctx);
@@ -193,7 +204,9 @@ impl Generator {
         self.serve(ctx);
     }
 
-    /// Answers queued requests until none is left or one cannot be answered now.
+    /// Answers queued requests until none is left or one cannot be answered now. Inlined into
+    /// `tick`, its caller at nearly every step: the call cost ~5 instructions a tick.
+    #[inline(always)]
     fn serve(&mut self, ctx: &mut IdCtx<'_>) {
         if self.backlog == 0 || self.waiting.is_some() {
             return;
