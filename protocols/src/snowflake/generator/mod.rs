@@ -155,9 +155,9 @@ impl Generator {
         };
     }
 
-    /// The tick, nearly every firing, is told apart here and the other timers in a function of
-    /// their own: this one then sets up no frame and jumps straight to `tick` (a frame for the
-    /// other arms cost every tick ~16 instructions).
+    /// The tick, nearly every firing, is told apart here, and the other timers go to a function
+    /// of their own, out of line: this one's frame is then the tick's alone (with every arm in
+    /// it, each tick set up a frame for them all before calling `tick`: ~16 instructions).
     pub fn on_timer(&mut self, ctx: &mut IdCtx<'_>, tag: TimerTag) {
         match tag {
             TICK if self.ticking => self.tick(ctx),
@@ -193,7 +193,9 @@ impl Generator {
         }
     }
 
-    /// A millisecond's requests arrive; the generator answers what it can.
+    /// A millisecond's requests arrive; the generator answers what it can. Inlined into
+    /// `on_timer`: the call cost ~14 instructions a tick.
+    #[inline(always)]
     fn tick(&mut self, ctx: &mut IdCtx<'_>) {
         self.backlog += self.cfg.rate_per_ms;
         if !self.burst_done && ctx.mono_ns() >= self.cfg.burst_at_ns {
