@@ -155,7 +155,22 @@ impl Generator {
         };
     }
 
+    /// The tick, nearly every firing, is told apart here and the other timers go to a function
+    /// of their own, out of line, so that this one, with `tick` and `serve`, is inlined into the
+    /// engine's step: a tick runs in the step's frame. An `on_timer` holding every arm set up a
+    /// frame for them all at each tick and then called `tick` (~16 instructions), and calling
+    /// `on_timer` itself cost ~10 more.
+    #[inline(always)]
     pub fn on_timer(&mut self, ctx: &mut IdCtx<'_>, tag: TimerTag) {
+        match tag {
+            TICK if self.ticking => self.tick(ctx),
+            TICK => {}
+            _ => self.on_other_timer(ctx, tag),
+        }
+    }
+
+    #[inline(never)]
+    fn on_other_timer(&mut self, ctx: &mut IdCtx<'_>, tag: TimerTag) {
         match tag {
             START => match self.node_ids {
                 NodeIds::Static => {
@@ -164,7 +179,6 @@ impl Generator {
                 }
                 NodeIds::Leased { .. } => self.request_lease(ctx),
             },
-            TICK if self.ticking => self.tick(ctx),
             WAIT => {
                 self.waiting = None;
                 self.serve(ctx);
@@ -182,7 +196,9 @@ impl Generator {
         }
     }
 
-    /// A millisecond's requests arrive; the generator answers what it can.
+    /// A millisecond's requests arrive; the generator answers what it can. Inlined into
+    /// `on_timer`: the call cost ~14 instructions a tick.
+    #[inline(always)]
     fn tick(&mut self, ctx: &mut IdCtx<'_>) {
         self.backlog += self.cfg.rate_per_ms;
         if !self.burst_done && ctx.mono_ns() >= self.cfg.burst_at_ns {
@@ -193,7 +209,9 @@ impl Generator {
         self.serve(ctx);
     }
 
-    /// Answers queued requests until none is left or one cannot be answered now.
+    /// Answers queued requests until none is left or one cannot be answered now. Inlined into
+    /// `tick`, its caller at nearly every step: the call cost ~5 instructions a tick.
+    #[inline(always)]
     fn serve(&mut self, ctx: &mut IdCtx<'_>) {
         if self.backlog == 0 || self.waiting.is_some() {
             return;
